@@ -1,0 +1,76 @@
+/**
+ * Configuration, parsed and validated once from the environment (CONTRACT section 12).
+ * A bad value stops start-up with a message that names the variable.
+ */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  adminKey: string | undefined;
+  seed: boolean;
+  sunset: Date;
+  banThreshold: number;
+  banWindowSeconds: number;
+  banSeconds: number;
+  graphqlMaxCost: number;
+  requestTimeoutMs: number;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const get = (name: string) => {
+    const v = env[name];
+    return v === undefined || v === '' ? undefined : v;
+  };
+  const int = (name: string, dflt: number, min: number, max: number) => {
+    const raw = get(name);
+    if (raw === undefined) return dflt;
+    if (!/^[0-9]+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      throw new ConfigError(name, `must be an integer from ${min} to ${max}, got "${raw}"`);
+    }
+    return Number(raw);
+  };
+  const positive = (name: string, dflt: number) => int(name, dflt, 1, Number.MAX_SAFE_INTEGER);
+
+  const seedRaw = (get('PETSTORE_SEED') ?? 'true').toLowerCase();
+  if (!['true', 'false', '1', '0'].includes(seedRaw)) throw new ConfigError('PETSTORE_SEED', 'must be true or false');
+
+  const sunsetRaw = get('PETSTORE_SUNSET') ?? '2027-06-30T23:59:59Z';
+  const sunset = new Date(sunsetRaw);
+  if (Number.isNaN(sunset.getTime())) throw new ConfigError('PETSTORE_SUNSET', `is not a date: "${sunsetRaw}"`);
+
+  const logLevel = get('PETSTORE_LOG_LEVEL') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('PETSTORE_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const adminKey = get('PETSTORE_ADMIN_KEY');
+  if (adminKey !== undefined && adminKey.length < 16) {
+    throw new ConfigError('PETSTORE_ADMIN_KEY', 'must be at least 16 characters');
+  }
+
+  return {
+    port: int('PORT', 3000, 0, 65535),
+    host: get('HOST') ?? '127.0.0.1',
+    dataDir: get('PETSTORE_DATA_DIR') ?? './data',
+    adminKey,
+    seed: seedRaw === 'true' || seedRaw === '1',
+    sunset,
+    banThreshold: positive('PETSTORE_BAN_THRESHOLD', 10),
+    banWindowSeconds: positive('PETSTORE_BAN_WINDOW_SECONDS', 60),
+    banSeconds: positive('PETSTORE_BAN_SECONDS', 900),
+    graphqlMaxCost: positive('PETSTORE_GRAPHQL_MAX_COST', 1000),
+    requestTimeoutMs: positive('PETSTORE_REQUEST_TIMEOUT_MS', 30_000),
+    logLevel,
+  };
+}

@@ -1,0 +1,114 @@
+/**
+ * The contract files, loaded once. Everything that validates requests or responses compiles
+ * from this one document, so the server and its description cannot drift apart.
+ */
+import { readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { parse } from 'yaml';
+
+export const SCHEMA_DIR = new URL('../../schema/', import.meta.url);
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface Parameter {
+  name: string;
+  in: 'path' | 'query' | 'header' | 'cookie';
+  required?: boolean;
+  schema: JsonSchema;
+  style?: string;
+  explode?: boolean;
+}
+
+export interface Operation {
+  operationId: string;
+  parameters?: (Parameter | { $ref: string })[];
+  requestBody?: { $ref?: string; content?: Record<string, { schema: JsonSchema }>; required?: boolean };
+  responses: Record<string, unknown>;
+  security?: unknown[];
+  deprecated?: boolean;
+  'x-stability'?: 'beta' | 'experimental';
+  'x-sunset'?: string;
+  /** Served by another adapter than the REST router (`graphql`). */
+  'x-adapter'?: string;
+}
+
+export interface OpenApiDoc {
+  openapi: string;
+  info: { version: string };
+  paths: Record<string, Record<string, Operation | unknown>>;
+  components: Record<string, Record<string, unknown>>;
+  security?: unknown[];
+}
+
+export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
+
+export interface Contract {
+  doc: OpenApiDoc;
+  yaml: string;
+  json: string;
+  sdl: string;
+}
+
+export function loadContract(dir: URL = SCHEMA_DIR): Contract {
+  const yaml = readFileSync(new URL('openapi.yaml', dir), 'utf8');
+  const doc = parse(yaml) as OpenApiDoc;
+  const sdl = readFileSync(new URL('schema.graphql', dir), 'utf8');
+  return { doc, yaml, json: JSON.stringify(doc), sdl };
+}
+
+/** Every operation of the document with its path and method. */
+export function operationsOf(doc: OpenApiDoc): { path: string; method: string; op: Operation }[] {
+  const out: { path: string; method: string; op: Operation }[] = [];
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const method of HTTP_METHODS) {
+      const op = item[method] as Operation | undefined;
+      if (op) out.push({ path, method: method.toUpperCase(), op });
+    }
+  }
+  return out;
+}
+
+/** Follows a local `$ref` ('#/components/...') to its target. */
+export function deref<T>(doc: OpenApiDoc, node: T | { $ref: string }): T {
+  let cur: unknown = node;
+  for (let hops = 0; cur && typeof cur === 'object' && '$ref' in cur; hops++) {
+    if (hops > 20) throw new Error('reference cycle');
+    const ref = (cur as { $ref: string }).$ref;
+    cur = ref
+      .slice(2)
+      .split('/')
+      .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+      .reduce<unknown>((o, k) => (o as Record<string, unknown>)[k], doc);
+  }
+  return cur as T;
+}
+
+const DOC_ID = 'openapi.json';
+
+/**
+ * An Ajv instance that knows the whole document, so a schema can `$ref` any component.
+ * `schemaRef(pointer)` makes a schema that points into the document.
+ */
+export function createAjv(doc: OpenApiDoc, opts: { useDefaults?: boolean } = {}): Ajv2020 {
+  const ajv = new Ajv2020({ strict: false, allErrors: true, useDefaults: opts.useDefaults ?? false, logger: false });
+  const addFormats = addFormatsModule as unknown as (a: Ajv2020) => void;
+  addFormats(ajv);
+  ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
+  ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && Math.abs(n) < 2 ** 31 });
+  ajv.addSchema({ ...doc, $id: DOC_ID }, DOC_ID);
+  return ajv;
+}
+
+/** Rewrites the local refs of a schema taken out of the document to point into it. */
+export function inDoc(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(inDoc);
+  if (schema && typeof schema === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(schema)) {
+      out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#') ? DOC_ID + v : inDoc(v);
+    }
+    return out;
+  }
+  return schema;
+}

@@ -1,0 +1,57 @@
+/**
+ * The Apollo Server instance: the executable schema built from schema/schema.graphql (the
+ * SDL served at /schema.graphql is the one executed), one formatError, the complexity
+ * limits, and extensions that tell browser clients their cost and rate-limit budget.
+ */
+import { ApolloServer } from '@apollo/server';
+import { makeExecutableSchema } from '@graphql-tools/schema';
+import type { GraphQLSchema } from 'graphql';
+import type { Contract } from '../contract/openapi.js';
+import { complexityPlugin } from './complexity.js';
+import type { GraphQLContext } from './context.js';
+import { formatError } from './format-error.js';
+import { createInputChecker } from './inputs.js';
+import { createResolvers } from './resolvers.js';
+
+export interface ApolloOptions {
+  contract: Contract;
+  maxCost: number;
+  /** Stack traces in error responses: only with an explicit development flag. */
+  development?: boolean;
+}
+
+export function buildSchema(contract: Contract): GraphQLSchema {
+  return makeExecutableSchema<GraphQLContext>({
+    typeDefs: contract.sdl,
+    resolvers: createResolvers(createInputChecker(contract.doc)),
+  });
+}
+
+export async function createApollo(opts: ApolloOptions): Promise<ApolloServer<GraphQLContext>> {
+  const apollo = new ApolloServer<GraphQLContext>({
+    schema: buildSchema(opts.contract),
+    formatError,
+    includeStacktraceInErrorResponses: opts.development ?? false,
+    allowBatchedHttpRequests: false,
+    csrfPrevention: true,
+    introspection: true,
+    plugins: [
+      complexityPlugin(opts.maxCost),
+      {
+        async requestDidStart() {
+          return {
+            async willSendResponse({ response, contextValue }) {
+              if (response.body.kind !== 'single') return;
+              const extensions: Record<string, unknown> = { ...response.body.singleResult.extensions };
+              if (contextValue.rateLimit) extensions.rateLimit = contextValue.rateLimit;
+              if (contextValue.cost !== undefined) extensions.cost = contextValue.cost;
+              if (Object.keys(extensions).length) response.body.singleResult.extensions = extensions;
+            },
+          };
+        },
+      },
+    ],
+  });
+  await apollo.start();
+  return apollo;
+}

@@ -1,0 +1,106 @@
+/**
+ * Depth and cost limits, checked once the operation is resolved and before it executes
+ * (CONTRACT section 8). Depth: the root field is level 1, at most 10. Cost: each selected
+ * field counts 1, multiplied by the `first` (default 20) of every connection field above it;
+ * `edges` and `node` do not multiply.
+ */
+import type { ApolloServerPlugin } from '@apollo/server';
+import {
+  getNamedType,
+  isObjectType,
+  isInterfaceType,
+  Kind,
+  GraphQLError,
+  type FragmentDefinitionNode,
+  type GraphQLNamedType,
+  type GraphQLSchema,
+  type SelectionSetNode,
+  type ValueNode,
+} from 'graphql';
+import { QueryTooComplexError } from '../service/errors.js';
+import type { GraphQLContext } from './context.js';
+
+export const MAX_DEPTH = 10;
+const DEFAULT_FIRST = 20;
+
+export interface Complexity {
+  depth: number;
+  cost: number;
+}
+
+export function measure(
+  schema: GraphQLSchema,
+  root: GraphQLNamedType,
+  selectionSet: SelectionSetNode,
+  fragments: Record<string, FragmentDefinitionNode>,
+  variables: Record<string, unknown>,
+): Complexity {
+  const firstOf = (args: readonly { name: { value: string }; value: ValueNode }[] | undefined): number => {
+    const arg = args?.find((a) => a.name.value === 'first');
+    if (!arg) return DEFAULT_FIRST;
+    const v = arg.value;
+    if (v.kind === Kind.INT) return Number(v.value);
+    if (v.kind === Kind.VARIABLE) {
+      const n = variables[v.name.value];
+      return typeof n === 'number' ? n : DEFAULT_FIRST;
+    }
+    return DEFAULT_FIRST;
+  };
+
+  const walk = (set: SelectionSetNode, type: GraphQLNamedType, level: number, multiplier: number, seen: Set<string>): Complexity => {
+    let depth = level - 1;
+    let cost = 0;
+    for (const sel of set.selections) {
+      if (sel.kind === Kind.FIELD) {
+        cost += multiplier;
+        depth = Math.max(depth, level);
+        if (!sel.selectionSet) continue;
+        const fields = isObjectType(type) || isInterfaceType(type) ? type.getFields() : {};
+        const def = fields[sel.name.value];
+        if (!def) continue;
+        const child = getNamedType(def.type);
+        const childMult = child.name.endsWith('Connection') ? multiplier * Math.max(0, firstOf(sel.arguments)) : multiplier;
+        const sub = walk(sel.selectionSet, child, level + 1, childMult, seen);
+        depth = Math.max(depth, sub.depth);
+        cost += sub.cost;
+      } else {
+        const frag = sel.kind === Kind.FRAGMENT_SPREAD ? fragments[sel.name.value] : sel;
+        if (!frag || (sel.kind === Kind.FRAGMENT_SPREAD && seen.has(sel.name.value))) continue;
+        const cond = frag.typeCondition ? schema.getType(frag.typeCondition.name.value) : type;
+        const inner = new Set(seen);
+        if (sel.kind === Kind.FRAGMENT_SPREAD) inner.add(sel.name.value);
+        const sub = walk(frag.selectionSet, cond ?? type, level, multiplier, inner);
+        depth = Math.max(depth, sub.depth);
+        cost += sub.cost;
+      }
+    }
+    return { depth, cost };
+  };
+
+  return walk(selectionSet, root, 1, 1, new Set());
+}
+
+/** Apollo answers a plugin's GraphQLError with the status in `extensions.http`. */
+function refuse(message: string): GraphQLError {
+  const original = new QueryTooComplexError(message);
+  return new GraphQLError(message, { originalError: original, extensions: { code: original.code, http: { status: 400 } } });
+}
+
+export function complexityPlugin(maxCost: number): ApolloServerPlugin<GraphQLContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ document, operation, schema, request, contextValue }) {
+          const root = operation && schema.getRootType(operation.operation);
+          if (!operation || !root) return;
+          const fragments: Record<string, FragmentDefinitionNode> = {};
+          for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
+          const { depth, cost } = measure(schema, root, operation.selectionSet, fragments, request.variables ?? {});
+          contextValue.cost = cost;
+          if (depth > MAX_DEPTH) throw refuse(`The query is ${depth} levels deep; at most ${MAX_DEPTH} are allowed.`);
+          if (cost > maxCost) throw refuse(`The query costs ${cost}; at most ${maxCost} is allowed.`);
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,20 @@
+/** What every resolver receives: who is asking, the services, and this request's loaders. */
+import type { Principal } from '../service/records.js';
+import type { Services } from '../service/services.js';
+import type { Loaders } from './loaders.js';
+
+export interface RateLimitInfo {
+  limit: number;
+  remaining: number;
+  reset: number;
+}
+
+export interface GraphQLContext {
+  principal: Principal;
+  services: Services;
+  loaders: Loaders;
+  /** Set by the complexity plugin once the operation is known. */
+  cost?: number;
+  /** The limiter's verdict for this request, echoed in `extensions.rateLimit`. */
+  rateLimit?: RateLimitInfo;
+}

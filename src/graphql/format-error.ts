@@ -1,0 +1,60 @@
+/**
+ * The one place GraphQL maps errors: every error leaves with `extensions: { code, status }`,
+ * using the same codes and statuses as REST. Domain errors keep their code; Apollo's own
+ * parse and validation errors keep Apollo's codes; anything unexpected is masked as INTERNAL.
+ */
+import { unwrapResolverError } from '@apollo/server/errors';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { DomainError, type ErrorCode } from '../service/errors.js';
+import { STATUS_OF } from '../http/error-map.js';
+
+/** Apollo codes passed through as they are, with the HTTP status they answer with. */
+const APOLLO_CODES: Record<string, number> = {
+  GRAPHQL_PARSE_FAILED: 400,
+  GRAPHQL_VALIDATION_FAILED: 400,
+  PERSISTED_QUERY_NOT_FOUND: 400,
+  PERSISTED_QUERY_NOT_SUPPORTED: 400,
+  OPERATION_RESOLUTION_FAILURE: 400,
+};
+
+export interface Mapped {
+  message: string;
+  code: string;
+  status: number;
+}
+
+/** Maps any error (a domain error, an Apollo error, or something unexpected) to code and status. */
+export function mapError(error: unknown, formatted?: GraphQLFormattedError): Mapped {
+  const original = unwrapResolverError(error);
+  if (original instanceof DomainError) {
+    return { message: original.message, code: original.code, status: STATUS_OF[original.code] };
+  }
+  const ext = (error instanceof GraphQLError ? error.extensions : formatted?.extensions) ?? {};
+  const code = typeof ext.code === 'string' ? ext.code : undefined;
+  const httpStatus = (ext.http as { status?: number } | undefined)?.status;
+  const message = formatted?.message ?? (error instanceof Error ? error.message : 'error');
+  // Apollo refuses a mutation by GET with BAD_REQUEST and HTTP 405; the contract names it METHOD_NOT_ALLOWED.
+  if (httpStatus === 405) return { message, code: 'METHOD_NOT_ALLOWED', status: 405 };
+  if (code && code in APOLLO_CODES) return { message, code, status: APOLLO_CODES[code]! };
+  if (code && code in STATUS_OF) return { message, code, status: STATUS_OF[code as ErrorCode] };
+  if (code === 'BAD_USER_INPUT') return { message, code: 'VALIDATION_FAILED', status: 400 };
+  if (code === 'BAD_REQUEST' || (httpStatus !== undefined && httpStatus >= 400 && httpStatus < 500)) {
+    return { message, code: 'BAD_REQUEST', status: 400 };
+  }
+  return { message: 'Something went wrong on our side.', code: 'INTERNAL', status: 500 };
+}
+
+/** Apollo's formatError hook. */
+export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  const { message, code, status } = mapError(error, formatted);
+  const out: GraphQLFormattedError = { message, extensions: { code, status } };
+  if (formatted.locations) (out as { locations?: unknown }).locations = formatted.locations;
+  if (formatted.path) (out as { path?: unknown }).path = formatted.path;
+  return out;
+}
+
+/** The `{ errors }` body for a request refused before it reached GraphQL execution. */
+export function errorsBody(error: unknown): { status: number; body: { errors: GraphQLFormattedError[] } } {
+  const { message, code, status } = mapError(error);
+  return { status, body: { errors: [{ message, extensions: { code, status } }] } };
+}

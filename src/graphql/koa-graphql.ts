@@ -1,0 +1,77 @@
+/**
+ * Mounts Apollo on Koa at /graphql through `executeHTTPGraphQLRequest` (a small adapter of
+ * ours: @as-integrations/koa 3 declares Node >= 22). Authentication, the limiter and the body
+ * rules run first, as for REST; a request they refuse gets its HTTP status and an
+ * `{ errors }` body from the GraphQL error mapper.
+ */
+import { HeaderMap, type ApolloServer } from '@apollo/server';
+import type { Middleware } from 'koa';
+import { BadRequestError, MethodNotAllowedError } from '../service/errors.js';
+import type { Services } from '../service/services.js';
+import { readJsonBody } from '../http/json-body.js';
+import type { ApiMiddleware, AppState, OperationMeta } from '../http/state.js';
+import type { GraphQLContext } from './context.js';
+import { errorsBody } from './format-error.js';
+import { createLoaders } from './loaders.js';
+
+export const GRAPHQL_PATH = '/graphql';
+
+export interface GraphQLMountOptions {
+  apollo: ApolloServer<GraphQLContext>;
+  services: Services;
+  /** Authentication and the limiter, shared with REST: one budget per key. */
+  admission: ApiMiddleware;
+  /** The OpenAPI operations describing /graphql, for metrics and headers. */
+  operations: Record<string, OperationMeta>;
+}
+
+export function graphqlMiddleware(opts: GraphQLMountOptions): Middleware<AppState> {
+  const { apollo, services } = opts;
+  const guard = opts.admission as unknown as Middleware<AppState>;
+
+  return async (ctx, next) => {
+    if (ctx.path !== GRAPHQL_PATH) return next();
+    ctx.state.operation = opts.operations[ctx.method === 'HEAD' ? 'GET' : ctx.method];
+    try {
+      if (!ctx.state.operation) throw new MethodNotAllowedError(`${ctx.method} is not allowed on /graphql; use GET or POST.`, ['GET', 'POST']);
+      await guard(ctx, async () => {
+        let body: unknown;
+        if (ctx.method === 'POST') {
+          body = await readJsonBody(ctx as never);
+          if (Array.isArray(body)) throw new BadRequestError('Batched GraphQL requests are not supported; send one operation per request.');
+          if (!body || typeof body !== 'object') throw new BadRequestError('The body must be a JSON object with a query.');
+        }
+        const headers = new HeaderMap();
+        for (const [k, v] of Object.entries(ctx.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+        const principal = ctx.state.principal!;
+        const res = await apollo.executeHTTPGraphQLRequest({
+          httpGraphQLRequest: { method: ctx.method.toUpperCase(), headers, search: ctx.querystring, body },
+          context: async () => ({ principal, services, loaders: createLoaders(services), rateLimit: ctx.state.rateLimit }),
+        });
+        for (const [k, v] of res.headers) ctx.set(k, v);
+        ctx.status = res.status ?? 200;
+        if (res.body.kind === 'complete') {
+          ctx.body = res.body.string;
+        } else {
+          let out = '';
+          for await (const chunk of res.body.asyncIterator) out += chunk;
+          ctx.body = out;
+        }
+      });
+    } catch (err) {
+      const { status, body } = errorsBody(err);
+      const headers = err instanceof MethodNotAllowedError ? { Allow: err.allow.join(', ') } : refusalHeaders(err);
+      ctx.set(headers);
+      ctx.status = status;
+      ctx.type = 'application/json';
+      ctx.body = body;
+    }
+  };
+}
+
+function refusalHeaders(err: unknown): Record<string, string> {
+  const e = err as { code?: string; retryAfter?: number };
+  if (e.code === 'UNAUTHENTICATED') return { 'WWW-Authenticate': 'ApiKey header="X-API-Key"' };
+  if (e.retryAfter !== undefined) return { 'Retry-After': String(e.retryAfter) };
+  return {};
+}

@@ -1,0 +1,117 @@
+/**
+ * The one place REST maps errors to responses. Domain errors keep their code; the status comes
+ * from one exhaustive table (a new code fails the type-check until it has a status). Anything
+ * unexpected becomes a generic 500 INTERNAL with no detail, and is logged.
+ */
+import type { Middleware } from 'koa';
+import type { Logger } from 'pino';
+import {
+  DomainError,
+  KeyBannedError,
+  MethodNotAllowedError,
+  RateLimitedError,
+  type ErrorCode,
+  type ErrorDetail,
+} from '../service/errors.js';
+import type { AppState } from './state.js';
+
+export const STATUS_OF: Record<ErrorCode, number> = {
+  BAD_REQUEST: 400,
+  VALIDATION_FAILED: 400,
+  QUERY_TOO_COMPLEX: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CATEGORY_EXISTS: 409,
+  CATEGORY_IN_USE: 409,
+  PET_NOT_AVAILABLE: 409,
+  INSUFFICIENT_STOCK: 409,
+  ORDER_COMPLETE: 409,
+  INVALID_TRANSITION: 409,
+  PET_HAS_OPEN_ORDERS: 409,
+  GONE: 410,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  UNKNOWN_CATEGORY: 422,
+  UNKNOWN_PET: 422,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  RATE_LIMITED: 429,
+  KEY_BANNED: 429,
+  SERVICE_UNAVAILABLE: 503,
+  INTERNAL: 500,
+};
+
+/** Codes for errors that carry only an HTTP status (from Koa or its helpers). */
+const CODE_OF_STATUS: Record<number, ErrorCode> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHENTICATED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  503: 'SERVICE_UNAVAILABLE',
+};
+
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  status: number;
+  details?: ErrorDetail[];
+}
+
+export interface ErrorResponse {
+  status: number;
+  body: ErrorBody;
+  headers: Record<string, string>;
+}
+
+export function errorResponse(err: unknown): ErrorResponse {
+  if (err instanceof DomainError) {
+    const status = STATUS_OF[err.code];
+    const body: ErrorBody = { code: err.code, message: err.message, status };
+    if (err.details?.length) body.details = err.details;
+    return { status, body, headers: headersFor(err) };
+  }
+  const status = httpStatusOf(err);
+  const code = status !== undefined ? CODE_OF_STATUS[status] : undefined;
+  if (status !== undefined && code) {
+    const message = (err as { expose?: boolean }).expose ? (err as Error).message : defaultMessage(code);
+    return { status, body: { code, message, status }, headers: {} };
+  }
+  return { status: 500, body: { code: 'INTERNAL', message: 'Something went wrong on our side.', status: 500 }, headers: {} };
+}
+
+function headersFor(err: DomainError): Record<string, string> {
+  if (err instanceof RateLimitedError || err instanceof KeyBannedError) return { 'Retry-After': String(err.retryAfter) };
+  if (err instanceof MethodNotAllowedError) return { Allow: err.allow.join(', ') };
+  if (err.code === 'UNAUTHENTICATED') return { 'WWW-Authenticate': 'ApiKey header="X-API-Key"' };
+  return {};
+}
+
+function httpStatusOf(err: unknown): number | undefined {
+  const s = (err as { status?: unknown; statusCode?: unknown } | null)?.status ?? (err as { statusCode?: unknown } | null)?.statusCode;
+  return typeof s === 'number' && s >= 400 && s < 600 ? s : undefined;
+}
+
+function defaultMessage(code: ErrorCode): string {
+  return code.toLowerCase().replace(/_/g, ' ');
+}
+
+/** Outermost middleware: every error leaves as the contract's Error object. */
+export function errorMapper(logger: Logger): Middleware<AppState> {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      const res = errorResponse(err);
+      if (res.status >= 500) logger.error({ err, path: ctx.path, method: ctx.method }, 'request failed');
+      // Headers set earlier (rate limits, deprecation, API-Version) stay: Koa only clears
+      // them when an error reaches its own handler (koajs/koa#1127), and ours catches first.
+      ctx.set(res.headers);
+      ctx.status = res.status;
+      ctx.body = res.body;
+    }
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * Compiles, once at start-up, a validator for each operation from its OpenAPI parameters and
+ * request body. Path ids that are not decimal integers are 400 BAD_REQUEST; every other
+ * failure is 400 VALIDATION_FAILED with `details` (a JSON Pointer into the body, or the
+ * parameter's name).
+ */
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
+import { deref, inDoc, type JsonSchema, type OpenApiDoc, type Operation, type Parameter } from '../contract/openapi.js';
+import { BadRequestError, ValidationError, type ErrorDetail } from '../service/errors.js';
+import { readJsonBody, trimStrings } from './json-body.js';
+import type { ApiContext, ValidatedRequest } from './state.js';
+
+export type RequestValidator = (ctx: ApiContext, rawParams: Record<string, string>) => Promise<ValidatedRequest>;
+
+const DECIMAL = /^-?[0-9]+$/;
+
+/** `ajv` must come from createAjv(doc, { useDefaults: true }); one instance serves every operation. */
+export function compileRequestValidator(ajv: Ajv2020, doc: OpenApiDoc, op: Operation): RequestValidator {
+  const params = (op.parameters ?? []).map((p) => deref<Parameter>(doc, p));
+  // Only integer path parameters (ids) are parsed; others (a docs asset name) stay in ctx.params.
+  const pathParams = params.filter((p) => p.in === 'path' && (deref(doc, p.schema) as JsonSchema).type === 'integer');
+  const queryParams = params.filter((p) => p.in === 'query');
+  const headerParams = params.filter((p) => p.in === 'header');
+
+  const objectOf = (ps: Parameter[]): JsonSchema => ({
+    type: 'object',
+    properties: Object.fromEntries(ps.map((p) => [p.name, inDoc(deref(doc, p.schema))])),
+    required: ps.filter((p) => p.required).map((p) => p.name),
+  });
+  const validateQuery = ajv.compile(objectOf(queryParams));
+  const validateHeaders = ajv.compile(objectOf(headerParams));
+  const bodySchema = op.requestBody ? deref<NonNullable<Operation['requestBody']>>(doc, op.requestBody).content?.['application/json']?.schema : undefined;
+  const validateBody = bodySchema ? ajv.compile(inDoc(bodySchema) as JsonSchema) : undefined;
+
+  return async (ctx, rawParams) => {
+    const path: Record<string, number> = {};
+    for (const p of pathParams) {
+      const raw = rawParams[p.name] ?? '';
+      if (!DECIMAL.test(raw)) {
+        throw new BadRequestError(`${p.name} must be a decimal integer.`, [{ path: p.name, message: 'must be a decimal integer' }]);
+      }
+      // A huge id stays a number that names nothing (404), as the contract asks.
+      path[p.name] = Number(raw);
+    }
+
+    const query: Record<string, unknown> = {};
+    for (const p of queryParams) {
+      const raw = ctx.query[p.name];
+      if (raw === undefined) continue;
+      if (Array.isArray(raw)) throw invalid([{ path: p.name, message: 'must be given once' }]);
+      query[p.name] = coerce(raw, deref(doc, p.schema) as JsonSchema, doc);
+    }
+    check(validateQuery, query, 'query');
+
+    const headers: Record<string, unknown> = {};
+    for (const p of headerParams) {
+      const raw = ctx.get(p.name);
+      if (raw !== '' || ctx.headers[p.name.toLowerCase()] !== undefined) headers[p.name] = raw;
+    }
+    check(validateHeaders, headers, 'header');
+
+    let body: unknown;
+    if (validateBody) {
+      body = trimStrings(await readJsonBody(ctx));
+      check(validateBody, body, 'body');
+    }
+    return { params: path, query: { ...query, ...headers }, body };
+  };
+}
+
+/** Turns a query string into the type its schema wants (comma lists for form/explode=false arrays). */
+function coerce(raw: string, schema: JsonSchema, doc: OpenApiDoc): unknown {
+  if (schema.type === 'array') {
+    const items = deref(doc, (schema.items ?? {}) as JsonSchema) as JsonSchema;
+    return raw === '' ? [] : raw.split(',').map((s) => coerce(s, items, doc));
+  }
+  if (schema.type === 'integer') return DECIMAL.test(raw) ? Number(raw) : raw;
+  if (schema.type === 'boolean') return raw === 'true' ? true : raw === 'false' ? false : raw;
+  return raw;
+}
+
+function check(validate: ValidateFunction, value: unknown, where: 'query' | 'header' | 'body'): void {
+  if (validate(value)) return;
+  throw invalid((validate.errors ?? []).map((e) => detailOf(e, where)));
+}
+
+function invalid(details: ErrorDetail[]): ValidationError {
+  const first = details[0];
+  const message = first ? `${first.path}: ${first.message}` : 'The request is not valid.';
+  return new ValidationError(`The request is not valid (${message}).`, details);
+}
+
+function detailOf(e: ErrorObject, where: 'query' | 'header' | 'body'): ErrorDetail {
+  let pointer = e.instancePath;
+  const p = e.params as { missingProperty?: string; additionalProperty?: string };
+  if (e.keyword === 'required' && p.missingProperty) pointer += `/${escape(p.missingProperty)}`;
+  if (e.keyword === 'additionalProperties' && p.additionalProperty) pointer += `/${escape(p.additionalProperty)}`;
+  const message = e.keyword === 'additionalProperties' ? 'is not a known field' : (e.message ?? 'is not valid');
+  if (where === 'body') return { path: pointer, message };
+  // Parameters are named by their name, not by a pointer.
+  const name = pointer.split('/')[1] ?? '';
+  return { path: name.replace(/~1/g, '/').replace(/~0/g, '~'), message };
+}
+
+function escape(s: string): string {
+  return s.replace(/~/g, '~0').replace(/\//g, '~1');
+}

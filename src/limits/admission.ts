@@ -1,0 +1,88 @@
+/**
+ * Who may in, and at what cost (CONTRACT sections 5 and 6), for both surfaces: authenticate
+ * the key, honour a ban, take from the key's budget, and ban keys that keep hammering.
+ * Requests without a valid key draw on a bucket per client address, so keys cannot be
+ * guessed at speed. Knows nothing of HTTP: it returns a verdict the adapters render.
+ */
+import { DomainError, KeyBannedError, RateLimitedError, UnauthenticatedError } from '../service/errors.js';
+import type { BanService } from '../service/bans.js';
+import type { Clock } from '../service/clock.js';
+import type { KeyService } from '../service/keys.js';
+import type { Principal } from '../service/records.js';
+import type { Decision, RateLimiter } from './rate-limiter.js';
+
+export interface BanThresholds {
+  /** A key refused more than this many times within the window is banned. */
+  threshold: number;
+  windowSeconds: number;
+}
+
+export interface Verdict {
+  principal?: Principal;
+  /** The windows the rate-limit headers describe. */
+  decision: Decision;
+  /** Set when the request is refused (401, 429). */
+  refusal?: DomainError;
+}
+
+export const ANONYMOUS_PER_MINUTE = 30;
+
+export class Admission {
+  constructor(
+    private readonly deps: {
+      limiter: RateLimiter;
+      keys: KeyService;
+      bans: BanService;
+      clock: Clock;
+      thresholds: BanThresholds;
+    },
+  ) {
+    deps.bans.onLift = (keyId) => deps.limiter.clearRefusals(subjectOf(keyId));
+  }
+
+  async admit(secret: string | undefined, address: string): Promise<Verdict> {
+    const { limiter, keys, bans, clock, thresholds } = this.deps;
+    let principal: Principal;
+    try {
+      principal = await keys.authenticate(secret);
+    } catch (err) {
+      if (!(err instanceof UnauthenticatedError)) throw err;
+      const decision = limiter.take(`addr:${address}`, { perMinute: ANONYMOUS_PER_MINUTE });
+      const refusal = decision.admitted
+        ? err
+        : new RateLimitedError('Too many requests without a valid API key from this address.', decision.retryAfter!);
+      return { decision, refusal };
+    }
+
+    const subject = subjectOf(principal.keyId);
+    const limits = { perMinute: principal.perMinute, perDay: principal.perDay };
+    const bannedUntil = await bans.bannedUntil(principal.keyId);
+    if (bannedUntil !== undefined) {
+      const retryAfter = Math.max(1, Math.ceil((bannedUntil - clock.now()) / 1000));
+      return {
+        principal,
+        decision: limiter.peek(subject, limits),
+        refusal: new KeyBannedError(`This key is banned for repeated requests over its limit until ${new Date(bannedUntil).toISOString()}.`, retryAfter),
+      };
+    }
+
+    const decision = limiter.take(subject, limits);
+    if (decision.admitted) return { principal, decision };
+    const refusals = limiter.countRefusal(subject, thresholds.windowSeconds * 1000);
+    if (refusals > thresholds.threshold) {
+      // The refusal that crosses the threshold is still RATE_LIMITED; it starts the ban.
+      await bans.ban(principal.keyId);
+      limiter.clearRefusals(subject);
+    }
+    const window = decision.binding.name === 'day' ? 'daily quota' : 'per-minute limit';
+    return {
+      principal,
+      decision,
+      refusal: new RateLimitedError(`This key is over its ${window}; retry after ${decision.retryAfter} s.`, decision.retryAfter!),
+    };
+  }
+}
+
+function subjectOf(keyId: number): string {
+  return `key:${keyId}`;
+}

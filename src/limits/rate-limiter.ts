@@ -1,0 +1,125 @@
+/**
+ * The one limiter both surfaces share (CONTRACT section 6). Per subject (an API key, or a
+ * client address for requests without a valid key) a minute bucket and an optional day
+ * quota; a request is admitted only if both allow it, and then costs one from each. State
+ * lives in a bounded LRU cache: an evicted subject comes back full, which only errs toward
+ * admitting. Refusals are counted here too, to trigger bans.
+ */
+import { LRUCache } from 'lru-cache';
+import type { Clock } from '../service/clock.js';
+import { currentQuota, nextMidnight, type DayQuota } from './day-quota.js';
+import { fullBucket, msUntil, refill, type Bucket } from './token-bucket.js';
+
+export interface Limits {
+  perMinute: number;
+  /** Absent for the per-address bucket, which has no day window. */
+  perDay?: number;
+}
+
+export interface WindowState {
+  name: 'minute' | 'day';
+  limit: number;
+  /** Whole requests left after this one. */
+  remaining: number;
+  /** Epoch ms at which the window is full again (bucket) or resets (day). */
+  resetAt: number;
+  /** Window length in seconds, for RateLimit-Policy. */
+  seconds: number;
+}
+
+export interface Decision {
+  admitted: boolean;
+  /** Whole seconds until a request would be admitted (set when refused). */
+  retryAfter?: number;
+  /** Every window of the subject; `binding` is the one with the fewest remaining. */
+  windows: WindowState[];
+  binding: WindowState;
+}
+
+interface Entry {
+  bucket: Bucket;
+  quota?: DayQuota;
+  /** Epoch ms of recent refusals (for bans). */
+  refusals: number[];
+}
+
+export interface RateLimiterOptions {
+  clock: Clock;
+  /** Most subjects tracked at once. */
+  maxEntries?: number;
+}
+
+export class RateLimiter {
+  private readonly cache: LRUCache<string, Entry>;
+  private readonly clock: Clock;
+
+  constructor(opts: RateLimiterOptions) {
+    this.clock = opts.clock;
+    this.cache = new LRUCache<string, Entry>({ max: opts.maxEntries ?? 100_000 });
+  }
+
+  /** Takes one request from the subject's windows if both allow it. Synchronous, so atomic. */
+  take(subject: string, limits: Limits): Decision {
+    return this.decide(subject, limits, true);
+  }
+
+  /** The subject's windows without taking anything (for answers that do not count, like bans). */
+  peek(subject: string, limits: Limits): Decision {
+    return this.decide(subject, limits, false);
+  }
+
+  /** Records a refusal and returns how many fell within the last `windowMs`. */
+  countRefusal(subject: string, windowMs: number): number {
+    const e = this.cache.get(subject);
+    if (!e) return 0;
+    const now = this.clock.now();
+    e.refusals = e.refusals.filter((t) => t > now - windowMs);
+    e.refusals.push(now);
+    return e.refusals.length;
+  }
+
+  clearRefusals(subject: string): void {
+    const e = this.cache.get(subject);
+    if (e) e.refusals = [];
+  }
+
+  private decide(subject: string, limits: Limits, consume: boolean): Decision {
+    const now = this.clock.now();
+    const cached = this.cache.get(subject);
+    const bucket = cached ? refill(cached.bucket, limits.perMinute, now) : fullBucket(limits.perMinute, now);
+    const quota = limits.perDay !== undefined ? currentQuota(cached?.quota, now) : undefined;
+
+    const minuteOk = bucket.tokens >= 1;
+    const dayOk = !quota || quota.used < limits.perDay!;
+    const admitted = minuteOk && dayOk;
+    const take = consume && admitted;
+    const tokens = take ? bucket.tokens - 1 : bucket.tokens;
+    const used = quota ? (take ? quota.used + 1 : quota.used) : 0;
+
+    const entry: Entry = { bucket: { tokens, at: now }, refusals: cached?.refusals ?? [] };
+    if (quota) entry.quota = { day: quota.day, used };
+    this.cache.set(subject, entry);
+
+    const windows: WindowState[] = [
+      {
+        name: 'minute',
+        limit: limits.perMinute,
+        remaining: Math.floor(tokens),
+        resetAt: now + msUntil({ tokens, at: now }, limits.perMinute, limits.perMinute),
+        seconds: 60,
+      },
+    ];
+    if (quota) {
+      windows.push({ name: 'day', limit: limits.perDay!, remaining: limits.perDay! - used, resetAt: nextMidnight(now), seconds: 86_400 });
+    }
+    // The window with the fewest remaining requests; the day window wins a tie.
+    const binding = windows.reduce((a, b) => (b.remaining <= a.remaining ? b : a));
+
+    const decision: Decision = { admitted, windows, binding };
+    if (!admitted) {
+      const waits = [minuteOk ? 0 : msUntil(bucket, limits.perMinute, 1), dayOk ? 0 : nextMidnight(now) - now];
+      decision.retryAfter = Math.max(1, Math.ceil(Math.max(...waits) / 1000));
+    }
+    return decision;
+  }
+}

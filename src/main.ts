@@ -1,0 +1,85 @@
+/**
+ * The composition root: read config, build the store, services and app, listen, and shut
+ * down gracefully on SIGTERM/SIGINT (stop accepting, finish requests in flight, close the store).
+ */
+import { createServer } from 'node:http';
+import { createApp } from './app.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { loadContract } from './contract/openapi.js';
+import { createLogger } from './logger.js';
+import { systemClock } from './service/clock.js';
+import { seedDemoData } from './service/seed.js';
+import { createServices } from './service/services.js';
+import { MemoryStore } from './store/memory-store.js';
+import { RateLimiter } from './limits/rate-limiter.js';
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`petstore: bad configuration: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const logger = createLogger(config.logLevel);
+  const clock = systemClock;
+  const contract = loadContract();
+  const store = new MemoryStore();
+  const services = createServices({ store, clock, adminSecret: config.adminKey, bans: { banSeconds: config.banSeconds } });
+
+  const secret = await services.keys.bootstrap();
+  if (secret) process.stdout.write(`admin key: ${secret}\n`);
+  if (config.seed && (await seedDemoData(services, store))) logger.info('seeded demo data');
+
+  const app = await createApp({
+    contract,
+    services,
+    clock,
+    logger,
+    sunset: config.sunset,
+    graphqlMaxCost: config.graphqlMaxCost,
+    limiter: new RateLimiter({ clock }),
+    banThresholds: { threshold: config.banThreshold, windowSeconds: config.banWindowSeconds },
+  });
+  const server = createServer(app.callback());
+  server.requestTimeout = config.requestTimeoutMs;
+  server.headersTimeout = Math.min(60_000, config.requestTimeoutMs);
+
+  const sweep = setInterval(() => void services.idempotency.sweep().catch((err) => logger.error({ err }, 'idempotency sweep failed')), 60 * 60 * 1000);
+  sweep.unref();
+
+  server.listen(config.port, config.host, () => {
+    const addr = server.address();
+    const port = typeof addr === 'object' && addr ? addr.port : config.port;
+    process.stdout.write(`listening on http://${config.host}:${port}\n`);
+  });
+  server.on('error', (err) => {
+    logger.fatal({ err }, 'server error');
+    process.exit(1);
+  });
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    clearInterval(sweep);
+    // close() stops accepting and waits for requests in flight; idle keep-alive sockets go now.
+    server.close(async () => {
+      await store.close();
+      logger.info('stopped');
+      process.exit(0);
+    });
+    server.closeIdleConnections();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`petstore: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

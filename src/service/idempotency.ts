@@ -1,0 +1,82 @@
+/**
+ * Idempotency keys (CONTRACT section 4), shared by REST POSTs and GraphQL's placeOrder.
+ * A key is scoped to the API key that sent it. The outcome recorded is opaque to this module:
+ * each surface records what it needs to replay its own response, and a fingerprint of what
+ * was asked (surface, operation, body) tells a repeat from a reuse.
+ */
+import { IdempotencyKeyReusedError } from './errors.js';
+import type { Clock } from './clock.js';
+import type { Store } from '../store/store.js';
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+export interface Attempt<T> {
+  outcome: T;
+  /** Whether this outcome is kept for replay (responses of requests that reached the service). */
+  record: boolean;
+}
+
+export interface IdempotentResult<T> {
+  outcome: T;
+  replayed: boolean;
+}
+
+export class IdempotencyService {
+  /** Requests under way, by scope: a repeat that arrives meanwhile waits for the first. */
+  private readonly inflight = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  async run<T>(
+    principalId: number,
+    key: string,
+    fingerprint: string,
+    attempt: () => Promise<Attempt<T>>,
+  ): Promise<IdempotentResult<T>> {
+    const scope = `${principalId}:${key}`;
+    for (let running = this.inflight.get(scope); running; running = this.inflight.get(scope)) {
+      await running.catch(() => undefined);
+    }
+    const prior = await this.store.getIdempotency(scope);
+    if (prior && prior.createdAt + IDEMPOTENCY_TTL_MS > this.clock.now()) {
+      if (prior.fingerprint !== fingerprint) {
+        throw new IdempotencyKeyReusedError(
+          'This Idempotency-Key was already used with a different request; use a new key for a new request.',
+        );
+      }
+      return { outcome: prior.outcome as T, replayed: true };
+    }
+
+    const work = (async () => {
+      const { outcome, record } = await attempt();
+      if (record) {
+        await this.store.transaction((tx) =>
+          tx.putIdempotency({ scope, fingerprint, outcome, createdAt: this.clock.now() }),
+        );
+      }
+      return outcome;
+    })();
+    this.inflight.set(scope, work);
+    try {
+      return { outcome: await work, replayed: false };
+    } finally {
+      this.inflight.delete(scope);
+    }
+  }
+
+  /** Drops records older than 24 hours; returns how many went. */
+  async sweep(): Promise<number> {
+    const cutoff = this.clock.now() - IDEMPOTENCY_TTL_MS;
+    return this.store.transaction(async (tx) => {
+      let n = 0;
+      for (const scope of await this.store.expiredIdempotency(cutoff)) {
+        await tx.deleteIdempotency(scope);
+        n++;
+      }
+      return n;
+    });
+  }
+}

@@ -1,0 +1,39 @@
+/** The service layer as one object: what both adapters (REST, GraphQL) and the mocks call. */
+import { BanService, type BanPolicy } from './bans.js';
+import { CategoryService } from './categories.js';
+import { IdempotencyService } from './idempotency.js';
+import { InventoryService } from './inventory.js';
+import { KeyService } from './keys.js';
+import { OrderService } from './orders.js';
+import { PetService } from './pets.js';
+import type { Clock } from './clock.js';
+import type { Store } from '../store/store.js';
+
+export interface ServiceOptions {
+  store: Store;
+  clock: Clock;
+  adminSecret?: string;
+  bans: BanPolicy;
+}
+
+export interface Services {
+  pets: PetService;
+  categories: CategoryService;
+  orders: OrderService;
+  inventory: InventoryService;
+  keys: KeyService;
+  bans: BanService;
+  idempotency: IdempotencyService;
+}
+
+export function createServices({ store, clock, adminSecret, bans }: ServiceOptions): Services {
+  return {
+    pets: new PetService(store),
+    categories: new CategoryService(store),
+    orders: new OrderService(store, clock),
+    inventory: new InventoryService(store),
+    keys: new KeyService(store, clock, adminSecret),
+    bans: new BanService(store, clock, bans),
+    idempotency: new IdempotencyService(store, clock),
+  };
+}

@@ -1,0 +1,104 @@
+/**
+ * The store interface the service layer runs over. It is asynchronous and transactional so
+ * that a database can stand behind it later; the in-memory store runs each transaction
+ * atomically and in isolation (transactions are serialised, and commit is all-or-nothing).
+ */
+import type {
+  BanRecord,
+  Category,
+  IdempotencyRecord,
+  KeyRecord,
+  OrderRecord,
+  PetRecord,
+  PetStatus,
+} from '../service/records.js';
+
+export type CounterName = 'pets' | 'categories' | 'orders' | 'keys';
+
+/** Keyset paging: records with id > after, ascending, at most `limit`. */
+export interface PageQuery {
+  after: number;
+  limit: number;
+}
+
+export interface PetQuery extends PageQuery {
+  statuses?: readonly PetStatus[];
+  categoryId?: number;
+  /** Lower-cased substring of the name. */
+  nameContains?: string;
+  ids?: readonly number[];
+}
+
+export interface OrderQuery extends PageQuery {
+  petId?: number;
+  complete?: boolean;
+  ownerKeyId?: number;
+}
+
+export interface StoreReader {
+  getPet(id: number): Promise<PetRecord | undefined>;
+  /** One read for many ids (GraphQL batches nested fields through this). */
+  getPets(ids: readonly number[]): Promise<(PetRecord | undefined)[]>;
+  listPets(q: PetQuery): Promise<PetRecord[]>;
+  countPets(q: Omit<PetQuery, 'after' | 'limit'>): Promise<number>;
+
+  getCategory(id: number): Promise<Category | undefined>;
+  getCategories(ids: readonly number[]): Promise<(Category | undefined)[]>;
+  listCategories(q: PageQuery): Promise<Category[]>;
+  countCategories(): Promise<number>;
+
+  getOrder(id: number): Promise<OrderRecord | undefined>;
+  listOrders(q: OrderQuery): Promise<OrderRecord[]>;
+  countOrders(q: Omit<OrderQuery, 'after' | 'limit'>): Promise<number>;
+
+  getKey(id: number): Promise<KeyRecord | undefined>;
+  getKeyByHash(hash: string): Promise<KeyRecord | undefined>;
+  listKeys(q: PageQuery): Promise<KeyRecord[]>;
+  countKeys(): Promise<number>;
+
+  getIdempotency(scope: string): Promise<IdempotencyRecord | undefined>;
+  /** Scopes of idempotency records created before `cutoff` (epoch ms). */
+  expiredIdempotency(cutoff: number): Promise<string[]>;
+  getBan(keyId: number): Promise<BanRecord | undefined>;
+
+  /** True once the store has ever held a pet, category or order (seeding happens only before). */
+  hasEverHeldData(): Promise<boolean>;
+}
+
+export interface StoreTx {
+  getPet(id: number): Promise<PetRecord | undefined>;
+  putPet(p: PetRecord): Promise<void>;
+  deletePet(id: number): Promise<void>;
+
+  getCategory(id: number): Promise<Category | undefined>;
+  /** Case-insensitive lookup by name. */
+  findCategoryByName(name: string): Promise<Category | undefined>;
+  countPetsInCategory(categoryId: number): Promise<number>;
+  putCategory(c: Category): Promise<void>;
+  deleteCategory(id: number): Promise<void>;
+
+  getOrder(id: number): Promise<OrderRecord | undefined>;
+  openOrdersForPet(petId: number): Promise<OrderRecord[]>;
+  putOrder(o: OrderRecord): Promise<void>;
+  deleteOrder(id: number): Promise<void>;
+
+  getKey(id: number): Promise<KeyRecord | undefined>;
+  putKey(k: KeyRecord): Promise<void>;
+  deleteKey(id: number): Promise<void>;
+
+  getIdempotency(scope: string): Promise<IdempotencyRecord | undefined>;
+  putIdempotency(r: IdempotencyRecord): Promise<void>;
+  deleteIdempotency(scope: string): Promise<void>;
+
+  getBan(keyId: number): Promise<BanRecord | undefined>;
+  putBan(b: BanRecord): Promise<void>;
+  deleteBan(keyId: number): Promise<void>;
+
+  /** The next id of a record type: ascending and never reused (the counter commits with the transaction). */
+  nextId(counter: CounterName): Promise<number>;
+}
+
+export interface Store extends StoreReader {
+  transaction<R>(fn: (tx: StoreTx) => Promise<R>): Promise<R>;
+  close(): Promise<void>;
+}

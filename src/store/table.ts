@@ -1,0 +1,125 @@
+/**
+ * A table of records keyed by numeric id with secondary indexes, plus the overlay a
+ * transaction writes into. Reads inside a transaction see its own writes; nothing reaches the
+ * base table until commit, which applies the whole overlay synchronously (so no reader ever
+ * sees half of an event).
+ */
+import { SortedIds, mergeAscending } from './sorted-ids.js';
+
+export type IndexKey = string | number | boolean;
+export type IndexDefs<V> = Record<string, (v: V) => IndexKey | undefined>;
+
+export class Table<V extends { id: number }> {
+  private readonly rows = new Map<number, V>();
+  private readonly all = new SortedIds();
+  private readonly indexes = new Map<string, Map<IndexKey, SortedIds>>();
+
+  constructor(readonly defs: IndexDefs<V>) {
+    for (const name of Object.keys(defs)) this.indexes.set(name, new Map());
+  }
+
+  get size(): number {
+    return this.rows.size;
+  }
+
+  get(id: number): V | undefined {
+    return this.rows.get(id);
+  }
+
+  set(v: V): void {
+    const old = this.rows.get(v.id);
+    if (old) this.unindex(old);
+    this.rows.set(v.id, v);
+    this.all.add(v.id);
+    for (const [name, keyOf] of Object.entries(this.defs)) {
+      const key = keyOf(v);
+      if (key === undefined) continue;
+      const idx = this.indexes.get(name)!;
+      let ids = idx.get(key);
+      if (!ids) idx.set(key, (ids = new SortedIds()));
+      ids.add(v.id);
+    }
+  }
+
+  delete(id: number): void {
+    const old = this.rows.get(id);
+    if (!old) return;
+    this.unindex(old);
+    this.rows.delete(id);
+    this.all.delete(id);
+  }
+
+  values(): IterableIterator<V> {
+    return this.rows.values();
+  }
+
+  /** Ids after `after`, ascending: all of them, or those whose index key is one of `keys`. */
+  idsAfter(after: number, index?: string, keys?: IndexKey[]): IterableIterator<number> {
+    if (!index || !keys) return this.all.after(after);
+    const idx = this.indexOf(index);
+    const sets = keys.map((k) => idx.get(k)).filter((s): s is SortedIds => s !== undefined);
+    if (sets.length === 1) return sets[0]!.after(after);
+    return mergeAscending(sets.map((s) => s.after(after)));
+  }
+
+  /** How many records an index holds under `keys` (an upper bound used to pick a plan). */
+  countIn(index: string, keys: IndexKey[]): number {
+    const idx = this.indexOf(index);
+    let n = 0;
+    for (const k of keys) n += idx.get(k)?.size ?? 0;
+    return n;
+  }
+
+  private indexOf(name: string): Map<IndexKey, SortedIds> {
+    const idx = this.indexes.get(name);
+    if (!idx) throw new Error(`no index ${name}`);
+    return idx;
+  }
+
+  private unindex(v: V): void {
+    for (const [name, keyOf] of Object.entries(this.defs)) {
+      const key = keyOf(v);
+      if (key !== undefined) this.indexes.get(name)!.get(key)?.delete(v.id);
+    }
+  }
+}
+
+/** A transaction's private view of a table: base rows overlaid with its own puts and deletes. */
+export class TableOverlay<V extends { id: number }> {
+  /** id -> new record, or null for a delete. */
+  readonly writes = new Map<number, V | null>();
+
+  constructor(readonly base: Table<V>) {}
+
+  get(id: number): V | undefined {
+    const w = this.writes.get(id);
+    if (w === null) return undefined;
+    return w ?? this.base.get(id);
+  }
+
+  put(v: V): void {
+    this.writes.set(v.id, v);
+  }
+
+  delete(id: number): void {
+    this.writes.set(id, null);
+  }
+
+  /** Records whose index key equals `key`, seeing this transaction's writes. */
+  find(index: string, key: IndexKey): V[] {
+    const keyOf = this.base.defs[index]!;
+    const out: V[] = [];
+    for (const id of this.base.idsAfter(0, index, [key])) {
+      if (!this.writes.has(id)) out.push(this.base.get(id)!);
+    }
+    for (const w of this.writes.values()) if (w && keyOf(w) === key) out.push(w);
+    return out.sort((a, b) => a.id - b.id);
+  }
+
+  commit(): void {
+    for (const [id, w] of this.writes) {
+      if (w === null) this.base.delete(id);
+      else this.base.set(w);
+    }
+  }
+}

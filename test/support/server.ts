@@ -1,0 +1,89 @@
+/**
+ * Starts the real Koa app on an ephemeral port on 127.0.0.1, over a fresh in-memory store,
+ * with a clock the test can move. Each test file gets its own server.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../../src/app.js';
+import { loadContract } from '../../src/contract/openapi.js';
+import { createLogger } from '../../src/logger.js';
+import { createServices, type Services } from '../../src/service/services.js';
+import type { Plan, Role } from '../../src/service/records.js';
+import { MemoryStore } from '../../src/store/memory-store.js';
+import { RateLimiter } from '../../src/limits/rate-limiter.js';
+import { Api } from './http.js';
+
+export const ADMIN_SECRET = 'psk_enterprise_TestAdminSecret0123456789abcdefXYZ';
+
+/** A clock that stands still unless the test moves it. */
+export class FakeClock {
+  constructor(public t = Date.parse('2026-11-23T12:00:00Z')) {}
+  now(): number {
+    return this.t;
+  }
+  advance(ms: number): void {
+    this.t += ms;
+  }
+}
+
+export interface TestServerOptions {
+  sunset?: Date;
+  clock?: FakeClock;
+  graphqlMaxCost?: number;
+  limiterEntries?: number;
+}
+
+export interface TestServer {
+  url: string;
+  /** A client acting as the bootstrap admin. */
+  admin: Api;
+  /** A client with no key. */
+  anon: Api;
+  store: MemoryStore;
+  services: Services;
+  clock: FakeClock;
+  server: Server;
+  /** Creates a key through the API and returns a client acting with it. */
+  client(role: Role, plan?: Plan, limits?: { perMinute: number; perDay: number }): Promise<Api & { keyId: number }>;
+  close(): Promise<void>;
+}
+
+const contract = loadContract();
+
+export async function startServer(opts: TestServerOptions = {}): Promise<TestServer> {
+  const clock = opts.clock ?? new FakeClock();
+  const store = new MemoryStore();
+  const services = createServices({ store, clock, adminSecret: ADMIN_SECRET, bans: { banSeconds: 900 } });
+  const app = await createApp({
+    contract,
+    services,
+    clock,
+    logger: createLogger('silent'),
+    sunset: opts.sunset ?? new Date('2027-06-30T23:59:59Z'),
+    graphqlMaxCost: opts.graphqlMaxCost,
+    limiter: new RateLimiter({ clock, maxEntries: opts.limiterEntries }),
+    banThresholds: { threshold: 10, windowSeconds: 60 },
+  });
+  const server = createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const admin = new Api(url, ADMIN_SECRET);
+  return {
+    url,
+    admin,
+    anon: new Api(url),
+    store,
+    services,
+    clock,
+    server,
+    async client(role, plan = 'business', limits) {
+      const res = await admin.post('/admin/keys', { name: `${role} key`, role, plan, ...limits });
+      if (res.status !== 201) throw new Error(`could not create key: ${res.text}`);
+      return Object.assign(new Api(url, res.body.key), { keyId: res.body.id as number });
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
