@@ -7,6 +7,7 @@
 import { HeaderMap, type ApolloServer } from '@apollo/server';
 import type { Middleware } from 'koa';
 import { BadRequestError, MethodNotAllowedError } from '../service/errors.js';
+import { errorResponse } from '../http/error-map.js';
 import type { Services } from '../service/services.js';
 import { readJsonBody } from '../http/json-body.js';
 import type { ApiMiddleware, AppState, OperationMeta } from '../http/state.js';
@@ -60,18 +61,11 @@ export function graphqlMiddleware(opts: GraphQLMountOptions): Middleware<AppStat
       });
     } catch (err) {
       const { status, body } = errorsBody(err);
-      const headers = err instanceof MethodNotAllowedError ? { Allow: err.allow.join(', ') } : refusalHeaders(err);
-      ctx.set(headers);
+      // The HTTP-level headers of a refusal (Allow, WWW-Authenticate, Retry-After) are REST's too.
+      ctx.set(errorResponse(err).headers);
       ctx.status = status;
       ctx.type = 'application/json';
       ctx.body = body;
     }
   };
-}
-
-function refusalHeaders(err: unknown): Record<string, string> {
-  const e = err as { code?: string; retryAfter?: number };
-  if (e.code === 'UNAUTHENTICATED') return { 'WWW-Authenticate': 'ApiKey header="X-API-Key"' };
-  if (e.retryAfter !== undefined) return { 'Retry-After': String(e.retryAfter) };
-  return {};
 }

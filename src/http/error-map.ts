@@ -7,9 +7,8 @@ import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import {
   DomainError,
-  KeyBannedError,
   MethodNotAllowedError,
-  RateLimitedError,
+  RetryLaterError,
   type ErrorCode,
   type ErrorDetail,
 } from '../service/errors.js';
@@ -84,7 +83,7 @@ export function errorResponse(err: unknown): ErrorResponse {
 }
 
 function headersFor(err: DomainError): Record<string, string> {
-  if (err instanceof RateLimitedError || err instanceof KeyBannedError) return { 'Retry-After': String(err.retryAfter) };
+  if (err instanceof RetryLaterError) return { 'Retry-After': String(err.retryAfter) };
   if (err instanceof MethodNotAllowedError) return { Allow: err.allow.join(', ') };
   if (err.code === 'UNAUTHENTICATED') return { 'WWW-Authenticate': 'ApiKey header="X-API-Key"' };
   return {};

@@ -111,9 +111,8 @@ export class UnknownPetError extends DomainError {
 export class IdempotencyKeyReusedError extends DomainError {
   readonly code = 'IDEMPOTENCY_KEY_REUSED';
 }
-/** Refused by the limiter; `retryAfter` is whole seconds until the request would be admitted. */
-export class RateLimitedError extends DomainError {
-  readonly code = 'RATE_LIMITED';
+/** A refusal that says when to come back: `retryAfter` is whole seconds (at least 1). */
+export abstract class RetryLaterError extends DomainError {
   constructor(
     message: string,
     readonly retryAfter: number,
@@ -121,14 +120,13 @@ export class RateLimitedError extends DomainError {
     super(message);
   }
 }
-export class KeyBannedError extends DomainError {
+/** Over the key's (or the address's) rate limit. */
+export class RateLimitedError extends RetryLaterError {
+  readonly code = 'RATE_LIMITED';
+}
+/** The key is banned for hammering; `retryAfter` runs until the ban ends. */
+export class KeyBannedError extends RetryLaterError {
   readonly code = 'KEY_BANNED';
-  constructor(
-    message: string,
-    readonly retryAfter: number,
-  ) {
-    super(message);
-  }
 }
 export class ServiceUnavailableError extends DomainError {
   readonly code = 'SERVICE_UNAVAILABLE';

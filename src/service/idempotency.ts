@@ -37,19 +37,27 @@ export class IdempotencyService {
     attempt: () => Promise<Attempt<T>>,
   ): Promise<IdempotentResult<T>> {
     const scope = `${principalId}:${key}`;
-    for (let running = this.inflight.get(scope); running; running = this.inflight.get(scope)) {
-      await running.catch(() => undefined);
-    }
-    const prior = await this.store.getIdempotency(scope);
-    if (prior && prior.createdAt + IDEMPOTENCY_TTL_MS > this.clock.now()) {
-      if (prior.fingerprint !== fingerprint) {
-        throw new IdempotencyKeyReusedError(
-          'This Idempotency-Key was already used with a different request; use a new key for a new request.',
-        );
+    for (;;) {
+      const running = this.inflight.get(scope);
+      if (running) {
+        await running.catch(() => undefined);
+        continue;
       }
-      return { outcome: prior.outcome as T, replayed: true };
+      const prior = await this.store.getIdempotency(scope);
+      // Another request may have started while we read; if so, wait for it instead.
+      if (this.inflight.has(scope)) continue;
+      if (prior && prior.createdAt + IDEMPOTENCY_TTL_MS > this.clock.now()) {
+        if (prior.fingerprint !== fingerprint) {
+          throw new IdempotencyKeyReusedError(
+            'This Idempotency-Key was already used with a different request; use a new key for a new request.',
+          );
+        }
+        return { outcome: prior.outcome as T, replayed: true };
+      }
+      break;
     }
 
+    // No await between the check above and this set: the first request claims the scope.
     const work = (async () => {
       const { outcome, record } = await attempt();
       if (record) {
