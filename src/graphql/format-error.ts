@@ -53,8 +53,16 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
   return out;
 }
 
+export interface ErrorsBody {
+  errors: GraphQLFormattedError[];
+  extensions?: { rateLimit: unknown };
+}
+
 /** The `{ errors }` body for a request refused before it reached GraphQL execution. */
-export function errorsBody(error: unknown): { status: number; body: { errors: GraphQLFormattedError[] } } {
+export function errorsBody(error: unknown, rateLimit?: unknown): { status: number; body: ErrorsBody } {
   const { message, code, status } = mapError(error);
-  return { status, body: { errors: [{ message, extensions: { code, status } }] } };
+  const body: ErrorsBody = { errors: [{ message, extensions: { code, status } }] };
+  // Browser clients that cannot read headers still see their budget (CONTRACT section 8).
+  if (rateLimit) body.extensions = { rateLimit };
+  return { status, body };
 }

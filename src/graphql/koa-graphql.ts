@@ -44,6 +44,8 @@ export function graphqlMiddleware(opts: GraphQLMountOptions): Middleware<AppStat
         }
         const headers = new HeaderMap();
         for (const [k, v] of Object.entries(ctx.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+        // Every response with a body is application/json (CONTRACT section 8), whatever Apollo would negotiate.
+        headers.set('accept', 'application/json');
         const principal = ctx.state.principal!;
         const res = await apollo.executeHTTPGraphQLRequest({
           httpGraphQLRequest: { method: ctx.method.toUpperCase(), headers, search: ctx.querystring, body },
@@ -51,16 +53,15 @@ export function graphqlMiddleware(opts: GraphQLMountOptions): Middleware<AppStat
         });
         for (const [k, v] of res.headers) ctx.set(k, v);
         ctx.status = res.status ?? 200;
-        if (res.body.kind === 'complete') {
-          ctx.body = res.body.string;
-        } else {
-          let out = '';
-          for await (const chunk of res.body.asyncIterator) out += chunk;
-          ctx.body = out;
-        }
+        let text = '';
+        if (res.body.kind === 'complete') text = res.body.string;
+        else for await (const chunk of res.body.asyncIterator) text += chunk;
+        // Refusals Apollo makes before its plugins run (CSRF, a body without a query) lack the
+        // budget that executed responses carry in extensions; add it here.
+        ctx.body = ctx.status === 200 ? text : withRateLimit(text, ctx.state.rateLimit);
       });
     } catch (err) {
-      const { status, body } = errorsBody(err);
+      const { status, body } = errorsBody(err, ctx.state.rateLimit);
       // The HTTP-level headers of a refusal (Allow, WWW-Authenticate, Retry-After) are REST's too.
       ctx.set(errorResponse(err).headers);
       ctx.status = status;
@@ -68,4 +69,15 @@ export function graphqlMiddleware(opts: GraphQLMountOptions): Middleware<AppStat
       ctx.body = body;
     }
   };
+}
+
+function withRateLimit(text: string, rateLimit: AppState['rateLimit']): string {
+  if (!rateLimit) return text;
+  try {
+    const body = JSON.parse(text) as { extensions?: Record<string, unknown> };
+    body.extensions = { ...body.extensions, rateLimit };
+    return JSON.stringify(body);
+  } catch {
+    return text;
+  }
 }
