@@ -34,8 +34,9 @@ export function graphqlMiddleware(opts: GraphQLMountOptions): Middleware<AppStat
     if (ctx.path !== GRAPHQL_PATH) return next();
     ctx.state.operation = opts.operations[ctx.method === 'HEAD' ? 'GET' : ctx.method];
     try {
-      if (!ctx.state.operation) throw new MethodNotAllowedError(`${ctx.method} is not allowed on /graphql; use GET or POST.`, ['GET', 'POST']);
+      // Admission first, as on REST: even a 405 costs a request and carries the budget headers.
       await guard(ctx, async () => {
+        if (!ctx.state.operation) throw new MethodNotAllowedError(`${ctx.method} is not allowed on /graphql; use GET or POST.`, ['GET', 'POST']);
         let body: unknown;
         if (ctx.method === 'POST') {
           body = await readJsonBody(ctx as never);

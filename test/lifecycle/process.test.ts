@@ -1,0 +1,322 @@
+/**
+ * The server as a process (CONTRACT sections 5 "Bootstrap", 10 and 12): `node --import tsx
+ * src/main.ts` on an ephemeral loopback port, its standard output, the bootstrap admin key, seeding,
+ * graceful shutdown on SIGTERM with a request in flight, a restart on the same data directory, and
+ * start-up refusing bad configuration.
+ *
+ * Starting the real process costs seconds, so every process is launched at once in beforeAll and
+ * the tests then inspect their own. Each has a hard timeout and is killed in afterAll at the latest.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const HARD_TIMEOUT_MS = 40_000;
+const ENV_ADMIN_KEY = 'psk_enterprise_ProcessTestAdminKey0123456789abcdefXYZ';
+const LISTENING = /^listening on http:\/\/127\.0\.0\.1:(\d+)$/;
+const ADMIN_KEY_LINE = /^admin key: (psk_enterprise_[A-Za-z0-9]{32,})$/;
+
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** One spawned server process, its output so far and its exit. */
+class ServerProcess {
+  readonly child: ChildProcess;
+  stdout = '';
+  stderr = '';
+  readonly exited: Promise<Exit>;
+  private readonly hardTimeout: NodeJS.Timeout;
+  private waiters: (() => void)[] = [];
+
+  constructor(env: Record<string, string>) {
+    this.child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? tmpdir(),
+        TMPDIR: process.env.TMPDIR ?? tmpdir(),
+        PORT: '0',
+        HOST: '127.0.0.1',
+        PETSTORE_LOG_LEVEL: 'warn',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child.stdout!.setEncoding('utf8').on('data', (s: string) => {
+      this.stdout += s;
+      this.wake();
+    });
+    this.child.stderr!.setEncoding('utf8').on('data', (s: string) => (this.stderr += s));
+    this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
+    void this.exited.then(() => this.wake());
+    this.hardTimeout = setTimeout(() => this.kill(), HARD_TIMEOUT_MS);
+    this.hardTimeout.unref();
+  }
+
+  /** Complete lines written to standard output so far. */
+  lines(): string[] {
+    const all = this.stdout.split('\n');
+    all.pop();
+    return all;
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Resolves with the port once the listening line is out; rejects if the process ends first. */
+  async port(): Promise<number> {
+    for (;;) {
+      const line = this.lines().find((l) => LISTENING.test(l));
+      if (line) return Number(LISTENING.exec(line)![1]);
+      if (!this.running) throw new Error(`server exited before listening:\n${this.stdout}\n${this.stderr}`);
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+  }
+
+  kill(): void {
+    clearTimeout(this.hardTimeout);
+    if (this.running) this.child.kill('SIGKILL');
+  }
+
+  private wake(): void {
+    const w = this.waiters;
+    this.waiters = [];
+    for (const f of w) f();
+  }
+}
+
+/** Waits for an exit, failing after `ms` instead of hanging. */
+async function exitWithin(p: ServerProcess, ms: number): Promise<Exit> {
+  const timer = delay(ms).then(() => 'timeout' as const);
+  const result = await Promise.race([p.exited, timer]);
+  if (result === 'timeout') throw new Error(`process did not exit within ${ms} ms:\n${p.stdout}\n${p.stderr}`);
+  return result;
+}
+
+interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: any;
+}
+
+/** One request over a fresh connection (no keep-alive), loopback only. */
+function call(port: number, method: string, path: string, opts: { key?: string; body?: unknown } = {}): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = {};
+    if (opts.key) headers['x-api-key'] = opts.key;
+    const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+    if (payload !== undefined) headers['content-type'] = 'application/json';
+    const req = httpRequest({ host: '127.0.0.1', port, method, path, headers, agent: false }, (res) => collect(res, resolve, reject));
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+function collect(res: import('node:http').IncomingMessage, resolve: (r: Reply) => void, reject: (e: Error) => void): void {
+  const chunks: Buffer[] = [];
+  res.on('data', (c: Buffer) => chunks.push(c));
+  res.on('error', reject);
+  res.on('end', () => {
+    const text = Buffer.concat(chunks).toString('utf8');
+    const json = String(res.headers['content-type'] ?? '').startsWith('application/json') && text !== '';
+    resolve({ status: res.statusCode!, headers: res.headers, body: json ? JSON.parse(text) : text });
+  });
+}
+
+/** True once a TCP connection to the port is refused (the server stopped accepting). */
+async function stopsAccepting(port: number, withinMs: number): Promise<boolean> {
+  const deadline = Date.now() + withinMs;
+  while (Date.now() < deadline) {
+    const accepted = await new Promise<boolean>((resolve) => {
+      const s = connect(port, '127.0.0.1');
+      s.once('connect', () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.once('error', () => resolve(false));
+    });
+    if (!accepted) return true;
+    await delay(10);
+  }
+  return false;
+}
+
+const tempDirs: string[] = [];
+const dataDir = (): string => {
+  const d = mkdtempSync(join(tmpdir(), 'petstore-process-'));
+  tempDirs.push(d);
+  return d;
+};
+
+const processes: ServerProcess[] = [];
+const start = (env: Record<string, string>): ServerProcess => {
+  const p = new ServerProcess(env);
+  processes.push(p);
+  return p;
+};
+
+const BAD_CONFIG: [string, string][] = [
+  ['PORT', 'abc'],
+  ['PORT', '70000'],
+  ['PETSTORE_BAN_THRESHOLD', '0'],
+  ['PETSTORE_BAN_THRESHOLD', 'x'],
+  ['PETSTORE_SUNSET', 'notadate'],
+];
+
+let firstDir: string;
+let first: ServerProcess;
+let envKeyed: ServerProcess;
+const badConfig = new Map<string, ServerProcess>();
+
+beforeAll(() => {
+  firstDir = dataDir();
+  first = start({ PETSTORE_DATA_DIR: firstDir, PETSTORE_SEED: 'true' });
+  envKeyed = start({ PETSTORE_DATA_DIR: dataDir(), PETSTORE_ADMIN_KEY: ENV_ADMIN_KEY, PETSTORE_SEED: 'false' });
+  for (const [name, value] of BAD_CONFIG) {
+    badConfig.set(`${name}=${value}`, start({ PETSTORE_DATA_DIR: dataDir(), PETSTORE_ADMIN_KEY: ENV_ADMIN_KEY, [name]: value }));
+  }
+});
+
+afterAll(() => {
+  for (const p of processes) p.kill();
+  for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
+});
+
+describe('a first start on an empty data directory without PETSTORE_ADMIN_KEY, seeded; then SIGTERM and a restart', { timeout: 45_000 }, () => {
+  let port: number;
+  let adminKey: string;
+  let seeded: any[];
+  let inFlightPet: any;
+
+  beforeAll(async () => {
+    port = await first.port();
+  }, 45_000);
+
+  it('prints one "admin key: psk_enterprise_..." line, then exactly one "listening on http://127.0.0.1:<port>" line', () => {
+    const lines = first.lines();
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(ADMIN_KEY_LINE);
+    expect(lines[1]).toMatch(LISTENING);
+    expect(port).toBeGreaterThan(0);
+    expect(port).toBeLessThan(65536);
+    adminKey = ADMIN_KEY_LINE.exec(lines[0]!)![1]!;
+  });
+
+  it('accepts the printed key as an admin key: POST /admin/keys answers 201', async () => {
+    const res = await call(port, 'POST', '/admin/keys', { key: adminKey, body: { name: 'made by bootstrap', role: 'customer', plan: 'free' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body).toMatchObject({ name: 'made by bootstrap', role: 'customer', plan: 'free' });
+    expect(res.body.key).toMatch(/^psk_free_[A-Za-z0-9]{32,}$/);
+    expect(res.headers['api-version']).toBe('1.0.0');
+  });
+
+  it('with PETSTORE_SEED=true puts demo categories and pets into the empty store', async () => {
+    const categories = await call(port, 'GET', '/categories', { key: adminKey });
+    expect(categories.status).toBe(200);
+    expect(categories.body.length).toBeGreaterThan(0);
+    const pets = await call(port, 'GET', '/pets?limit=100', { key: adminKey });
+    expect(pets.status).toBe(200);
+    expect(pets.body.length).toBeGreaterThan(0);
+    seeded = pets.body;
+    for (const p of pets.body) expect(categories.body.map((c: { id: number }) => c.id)).toContain(p.categoryId);
+  });
+
+  it('on SIGTERM stops accepting, still completes the request in flight, and exits with code 0', async () => {
+    const categories = await call(port, 'GET', '/categories', { key: adminKey });
+    const categoryId: number = categories.body[0].id;
+    const body = JSON.stringify({ name: 'Late Arrival', categoryId });
+
+    // Headers go out now; `continue` proves the server has them (the request is in flight).
+    const req = httpRequest({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: '/pets',
+      agent: false,
+      headers: { 'content-type': 'application/json', 'x-api-key': adminKey, expect: '100-continue' },
+    });
+    const reply = new Promise<Reply>((resolve, reject) => {
+      req.on('response', (res) => collect(res, resolve, reject));
+      req.on('error', reject);
+    });
+    req.flushHeaders();
+    await once(req, 'continue');
+    req.write(body.slice(0, 10));
+
+    first.child.kill('SIGTERM');
+    const stopped = await stopsAccepting(port, 5_000);
+
+    req.end(body.slice(10));
+    const res = await reply;
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body).toMatchObject({ name: 'Late Arrival', categoryId, status: 'available' });
+    inFlightPet = res.body;
+
+    expect(stopped, 'the server stops accepting new connections after SIGTERM').toBe(true);
+    const exit = await exitWithin(first, 10_000);
+    expect(exit, first.stderr).toEqual({ code: 0, signal: null });
+    expect(first.lines().filter((l) => LISTENING.test(l))).toHaveLength(1);
+    expect(first.lines().filter((l) => l.startsWith('admin key:'))).toHaveLength(1);
+  });
+});
+
+describe('a start with PETSTORE_ADMIN_KEY set and PETSTORE_SEED=false', { timeout: 45_000 }, () => {
+  let port: number;
+
+  beforeAll(async () => {
+    port = await envKeyed.port();
+  }, 45_000);
+
+  it('prints no "admin key:" line, only the one listening line', () => {
+    expect(envKeyed.lines()).toEqual([`listening on http://127.0.0.1:${port}`]);
+  });
+
+  it('accepts the environment key as admin (POST /admin/keys 201) and does not list it among the stored keys', async () => {
+    const created = await call(port, 'POST', '/admin/keys', { key: ENV_ADMIN_KEY, body: { name: 'first stored key', role: 'staff', plan: 'pro' } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.id).toBe(1);
+    const listed = await call(port, 'GET', '/admin/keys', { key: ENV_ADMIN_KEY });
+    expect(listed.status).toBe(200);
+    expect(listed.body.map((k: { id: number; name: string }) => [k.id, k.name])).toEqual([[1, 'first stored key']]);
+    expect(JSON.stringify(listed.body)).not.toContain(ENV_ADMIN_KEY);
+  });
+
+  it('leaves the store empty: no categories, no pets', async () => {
+    const categories = await call(port, 'GET', '/categories', { key: ENV_ADMIN_KEY });
+    const pets = await call(port, 'GET', '/pets', { key: ENV_ADMIN_KEY });
+    expect([categories.status, pets.status]).toEqual([200, 200]);
+    expect(categories.body).toEqual([]);
+    expect(pets.body).toEqual([]);
+  });
+
+  it('refuses a request without a key with 401, so the store is not open to strangers', async () => {
+    const res = await call(port, 'GET', '/pets');
+    expect(res.status).toBe(401);
+    expect(res.headers['www-authenticate']).toBe('ApiKey header="X-API-Key"');
+    expect(res.body).toMatchObject({ code: 'UNAUTHENTICATED', status: 401 });
+  });
+});
+
+describe('start-up with a bad configuration value', { timeout: 45_000 }, () => {
+  for (const [name, value] of BAD_CONFIG) {
+    it(`stops with a non-zero exit and a message naming ${name} when ${name}=${value}`, async () => {
+      const p = badConfig.get(`${name}=${value}`)!;
+      const exit = await exitWithin(p, 30_000);
+      expect(exit.code).not.toBe(0);
+      expect(exit.code).not.toBeNull();
+      expect(p.stderr).toContain(name);
+      expect(p.lines().some((l) => LISTENING.test(l))).toBe(false);
+    });
+  }
+});

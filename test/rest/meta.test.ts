@@ -1,0 +1,189 @@
+/**
+ * The public endpoints (CONTRACT sections 1, 5, 6, 7, 8): the contract files as served, the docs
+ * page and its locally served assets, health, readiness and Prometheus metrics. None needs a key,
+ * none is rate limited, and none leaks a secret.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { Api, type Res } from '../support/http.js';
+import { ADMIN_SECRET, startServer, type TestServer } from '../support/server.js';
+
+const SCHEMA_DIR = new URL('../../schema/', import.meta.url);
+const openapiYaml = readFileSync(new URL('openapi.yaml', SCHEMA_DIR), 'utf8');
+const schemaGraphql = readFileSync(new URL('schema.graphql', SCHEMA_DIR), 'utf8');
+
+const PUBLIC_PATHS = ['/openapi.json', '/openapi.yaml', '/schema.graphql', '/docs', '/healthz', '/readyz', '/metrics'];
+
+/** Common facts of every public response: 200, API-Version, and no rate-limit headers. */
+function expectPublicOk(res: Res, type: RegExp): void {
+  expect(res.status, res.text.slice(0, 200)).toBe(200);
+  expect(res.headers.get('api-version')).toBe('1.0.0');
+  expect(res.headers.get('content-type')).toMatch(type);
+  for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit', 'ratelimit-policy']) {
+    expect(res.headers.get(h), `${h} on a public endpoint`).toBeNull();
+  }
+}
+
+/** The local URLs a page references through src= and href= attributes. */
+function referencedUrls(html: string): string[] {
+  return [...html.matchAll(/\b(?:src|href)\s*=\s*["']([^"']+)["']/gi)].map((m) => m[1]!);
+}
+
+describe('public endpoints', () => {
+  let t: TestServer;
+  let anon: Api;
+
+  beforeAll(async () => {
+    t = await startServer();
+    anon = t.anon;
+  });
+  afterAll(() => t.close());
+
+  describe('contract files', () => {
+    it('serves GET /openapi.json as application/json equal to the parsed schema/openapi.yaml, version 1.0.0', async () => {
+      const res = await anon.get('/openapi.json');
+      expectPublicOk(res, /^application\/json\b/);
+      expect(res.body.openapi).toMatch(/^3\.1\./);
+      expect(res.body.info.version).toBe('1.0.0');
+      expect(res.body).toEqual(parse(openapiYaml));
+    });
+
+    it('serves GET /openapi.yaml as the very text of schema/openapi.yaml', async () => {
+      const res = await anon.get('/openapi.yaml');
+      expectPublicOk(res, /yaml/);
+      expect(res.text).toBe(openapiYaml);
+    });
+
+    it('serves GET /schema.graphql as the very text of schema/schema.graphql', async () => {
+      const res = await anon.get('/schema.graphql');
+      expectPublicOk(res, /^text\/plain\b/);
+      expect(res.text).toBe(schemaGraphql);
+      expect(res.text).toMatch(/type Query\b/);
+    });
+  });
+
+  describe('docs', () => {
+    it('serves GET /docs as text/html that references only local /docs/ assets and no CDN', async () => {
+      const res = await anon.get('/docs');
+      expectPublicOk(res, /^text\/html\b/);
+      expect(res.text).toMatch(/<html/i);
+      expect(res.text).not.toMatch(/https?:\/\//i);
+      expect(res.text).not.toMatch(/(?:src|href)\s*=\s*["']\/\//i);
+      const urls = referencedUrls(res.text);
+      expect(urls.length).toBeGreaterThan(0);
+      for (const u of urls) expect(u, `asset ${u}`).toMatch(/^\/docs\/[^/?#]+$/);
+      // The page renders this server's own document.
+      expect(res.text).toContain('/openapi.json');
+    });
+
+    it('answers 200 with the right content type for every asset the docs page references', async () => {
+      const page = await anon.get('/docs');
+      const urls = referencedUrls(page.text);
+      const expected: Record<string, RegExp> = {
+        js: /^(text|application)\/javascript\b/,
+        mjs: /^(text|application)\/javascript\b/,
+        css: /^text\/css\b/,
+        png: /^image\/png\b/,
+        svg: /^image\/svg\+xml\b/,
+        ico: /^image\/(x-icon|vnd\.microsoft\.icon)\b/,
+        woff2: /^font\/woff2\b/,
+        woff: /^font\/woff\b/,
+      };
+      expect(urls.some((u) => u.endsWith('.js'))).toBe(true);
+      for (const u of urls) {
+        const ext = u.split('.').pop()!.toLowerCase();
+        const res = await anon.get(u);
+        expect(expected[ext], `known asset type for ${u}`).toBeDefined();
+        expectPublicOk(res, expected[ext]!);
+        expect(res.text.length, `body of ${u}`).toBeGreaterThan(100);
+      }
+    });
+
+    it('answers 404 NOT_FOUND as a JSON Error for an asset the page does not have, and does not traverse', async () => {
+      for (const path of ['/docs/nope.js', '/docs/..%2Fpackage.json', '/docs/%2E%2E%2F%2E%2E%2Fpackage.json']) {
+        const res = await anon.get(path);
+        expect(res.status, `${path}: ${res.text.slice(0, 100)}`).toBe(404);
+        expect(res.headers.get('api-version')).toBe('1.0.0');
+        expect(res.headers.get('content-type')).toMatch(/^application\/json\b/);
+        expect(res.body).toEqual({ code: 'NOT_FOUND', message: expect.any(String), status: 404 });
+      }
+    });
+  });
+
+  describe('health', () => {
+    it('answers GET /healthz with {"status":"ok"}', async () => {
+      const res = await anon.get('/healthz');
+      expectPublicOk(res, /^application\/json\b/);
+      expect(res.body).toEqual({ status: 'ok' });
+    });
+
+    it('answers GET /readyz with {"status":"ready"} once the store is loaded', async () => {
+      const res = await anon.get('/readyz');
+      expectPublicOk(res, /^application\/json\b/);
+      expect(res.body).toEqual({ status: 'ready' });
+    });
+  });
+
+  describe('metrics', () => {
+    it('serves GET /metrics as Prometheus text that counts requests in petstore_http_requests_total', async () => {
+      const pets = await t.admin.get('/pets');
+      expect(pets.status).toBe(200);
+      const res = await anon.get('/metrics');
+      expectPublicOk(res, /^text\/plain\b/);
+      expect(res.text).toMatch(/^# TYPE petstore_http_requests_total counter$/m);
+      const samples = res.text.split('\n').filter((l) => l.startsWith('petstore_http_requests_total{'));
+      expect(samples.length).toBeGreaterThan(0);
+      for (const line of samples) expect(line).toMatch(/^petstore_http_requests_total\{[^}]*\} \d+(\.\d+)?(e[+-]?\d+)?$/);
+      expect(samples.some((l) => /status="200"/.test(l) && Number(l.split(' ').pop()) >= 1)).toBe(true);
+    });
+
+    it('never shows a secret in /metrics, whatever keys were used or sent', async () => {
+      const customer = await t.client('customer');
+      const created = await t.admin.post('/admin/keys', { name: 'metrics probe', role: 'staff', plan: 'pro' });
+      expect(created.status, created.text).toBe(201);
+      const staffSecret: string = created.body.key;
+      const bogus = 'psk_free_NotARealKeyButStillSecret0123456789';
+
+      expect((await customer.get('/pets')).status).toBe(200);
+      expect((await anon.as(staffSecret).get('/categories')).status).toBe(200);
+      expect((await anon.as(bogus).get('/pets')).status).toBe(401);
+      // A secret smuggled into a path or query must not become a label either.
+      expect((await t.admin.get(`/${ADMIN_SECRET}`)).status).toBe(404);
+      expect((await t.admin.get(`/pets?name=${staffSecret.slice(0, 100)}`)).status).toBe(200);
+
+      const res = await anon.get('/metrics');
+      expectPublicOk(res, /^text\/plain\b/);
+      for (const secret of [ADMIN_SECRET, customer.defaultKey!, staffSecret, bogus]) {
+        expect(res.text.includes(secret), 'secret in /metrics').toBe(false);
+      }
+      expect(res.text).not.toMatch(/psk_[a-z]+_[A-Za-z0-9]{16,}/);
+    });
+  });
+
+  describe('no key needed', () => {
+    it('answers every public endpoint without a key, and with an unknown key, without a 401', async () => {
+      for (const path of PUBLIC_PATHS) {
+        const res = await anon.get(path);
+        expect(res.status, `${path} without a key`).toBe(200);
+        const withUnknownKey = await anon.as('psk_free_UnknownKeyUnknownKeyUnknownKey0000').get(path);
+        expect(withUnknownKey.status, `${path} with an unknown key`).toBe(200);
+      }
+    });
+
+    it('does not rate-limit public endpoints: 40 keyless requests in one standing minute all answer 200', async () => {
+      const statuses: number[] = [];
+      const cheap = ['/healthz', '/readyz', '/openapi.json', '/schema.graphql', '/docs'];
+      for (let i = 0; i < 40; i++) statuses.push((await anon.get(cheap[i % cheap.length]!)).status);
+      expect(statuses).toEqual(Array(40).fill(200));
+    });
+
+    it('does not spend the keyless bucket on public endpoints: a keyless API call afterwards is still 401, not 429', async () => {
+      for (let i = 0; i < 35; i++) expect((await anon.get('/healthz')).status).toBe(200);
+      const res = await anon.get('/pets');
+      expect(res.status).toBe(401);
+      expect(res.body.code).toBe('UNAUTHENTICATED');
+      expect(res.headers.get('www-authenticate')).toBe('ApiKey header="X-API-Key"');
+    });
+  });
+});
