@@ -10,7 +10,8 @@ import { createLogger } from './logger.js';
 import { systemClock } from './service/clock.js';
 import { seedDemoData } from './service/seed.js';
 import { createServices } from './service/services.js';
-import { MemoryStore } from './store/memory-store.js';
+import { CorruptFileError } from './store/journal.js';
+import { openPersistentStore, type PersistentStore } from './store/persistent-store.js';
 import { RateLimiter } from './limits/rate-limiter.js';
 
 async function main(): Promise<void> {
@@ -27,7 +28,17 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const clock = systemClock;
   const contract = loadContract();
-  const store = new MemoryStore();
+  let persistent: PersistentStore;
+  try {
+    persistent = await openPersistentStore(config.dataDir, {
+      onTornEntry: (file) => logger.warn({ file }, 'dropped a torn last journal entry (a write that was never acknowledged)'),
+    });
+  } catch (err) {
+    const file = err instanceof CorruptFileError ? err.file : config.dataDir;
+    process.stderr.write(`petstore: cannot load the store from ${file}: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  }
+  const store = persistent.store;
   const services = createServices({ store, clock, adminSecret: config.adminKey, bans: { banSeconds: config.banSeconds } });
 
   const secret = await services.keys.bootstrap();
@@ -39,6 +50,7 @@ async function main(): Promise<void> {
     services,
     clock,
     logger,
+    ready: persistent.ready,
     sunset: config.sunset,
     graphqlMaxCost: config.graphqlMaxCost,
     limiter: new RateLimiter({ clock }),
@@ -69,9 +81,14 @@ async function main(): Promise<void> {
     clearInterval(sweep);
     // close() stops accepting and waits for requests in flight; idle keep-alive sockets go now.
     server.close(async () => {
-      await store.close();
-      logger.info('stopped');
-      process.exit(0);
+      try {
+        await persistent.close();
+        logger.info('stopped');
+        process.exit(0);
+      } catch (err) {
+        logger.fatal({ err }, 'could not write the final snapshot');
+        process.exit(1);
+      }
     });
     server.closeIdleConnections();
   };

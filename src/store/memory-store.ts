@@ -36,7 +36,13 @@ export interface ChangeSet {
   counters?: Partial<Record<CounterName, number>>;
 }
 
-type CommitHook = (changes: ChangeSet) => Promise<void> | void;
+/**
+ * Where committed change sets go to become durable. `append` must take the change set
+ * synchronously (so the journal keeps commit order) and resolve once it is durable.
+ */
+export interface CommitLog {
+  append(changes: ChangeSet): Promise<void>;
+}
 
 class KvOverlay<K, V> {
   readonly writes = new Map<K, V | null>();
@@ -75,15 +81,15 @@ export class MemoryStore implements Store {
   readonly counters: Record<CounterName, number> = { pets: 0, categories: 0, orders: 0, keys: 0 };
 
   private tail: Promise<unknown> = Promise.resolve();
-  private readonly hooks: CommitHook[] = [];
+  private log: CommitLog | undefined;
 
   constructor(data?: StoreData) {
     if (data) this.load(data);
   }
 
-  /** Registers a hook that runs after each commit; the transaction resolves only when it has. */
-  onCommit(hook: CommitHook): void {
-    this.hooks.push(hook);
+  /** Sends every committed change set to `log`; a transaction resolves only once it is durable there. */
+  setCommitLog(log: CommitLog): void {
+    this.log = log;
   }
 
   load(data: StoreData): void {
@@ -201,6 +207,18 @@ export class MemoryStore implements Store {
     const run = this.tail.then(() => this.runTransaction(fn));
     // The chain must survive a failed transaction; the caller still sees the failure.
     this.tail = run.catch(() => undefined);
+    // The next transaction may start once this one is applied; its caller waits for durability
+    // too, so commits that arrive together share one fsync (group commit).
+    return run.then(async ({ result, durable }) => {
+      await durable;
+      return result;
+    });
+  }
+
+  /** Runs `fn` while no transaction runs (snapshots use this to see a still store). */
+  exclusive<R>(fn: () => Promise<R>): Promise<R> {
+    const run = this.tail.then(fn);
+    this.tail = run.catch(() => undefined);
     return run;
   }
 
@@ -208,7 +226,7 @@ export class MemoryStore implements Store {
     await this.tail;
   }
 
-  private async runTransaction<R>(fn: (tx: StoreTx) => Promise<R>): Promise<R> {
+  private async runTransaction<R>(fn: (tx: StoreTx) => Promise<R>): Promise<{ result: R; durable?: Promise<void> }> {
     const pets = new TableOverlay(this.pets);
     const categories = new TableOverlay(this.categories);
     const orders = new TableOverlay(this.orders);
@@ -254,10 +272,9 @@ export class MemoryStore implements Store {
     set('idempotency', entries(idem.writes));
     set('bans', entries(bans.writes));
     if (Object.keys(counters).length) changes.counters = counters;
-    if (Object.keys(changes).length === 0) return result;
+    if (Object.keys(changes).length === 0) return { result };
 
-    // Durability first (the journal hook), then the in-memory commit, all before we resolve.
-    for (const hook of this.hooks) await hook(changes);
+    // Applied and handed to the log in one synchronous step, so the log's order is commit order.
     pets.commit();
     categories.commit();
     orders.commit();
@@ -265,7 +282,7 @@ export class MemoryStore implements Store {
     idem.commit();
     bans.commit();
     Object.assign(this.counters, counters);
-    return result;
+    return { result, durable: this.log?.append(changes) };
   }
 
   // ---- query plans ----------------------------------------------------------------------

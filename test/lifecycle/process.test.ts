@@ -269,6 +269,21 @@ describe('a first start on an empty data directory without PETSTORE_ADMIN_KEY, s
     expect(first.lines().filter((l) => LISTENING.test(l))).toHaveLength(1);
     expect(first.lines().filter((l) => l.startsWith('admin key:'))).toHaveLength(1);
   });
+
+  it('on a later start on the same data directory prints no secret, keeps the printed key and every acknowledged write, and does not seed again', async () => {
+    expect(inFlightPet, 'the SIGTERM story ran first').toBeDefined();
+    const again = start({ PETSTORE_DATA_DIR: firstDir, PETSTORE_SEED: 'true' });
+    try {
+      const port2 = await again.port();
+      expect(again.lines()).toEqual([`listening on http://127.0.0.1:${port2}`]);
+      const pets = await call(port2, 'GET', '/pets?limit=100', { key: adminKey });
+      expect(pets.status, JSON.stringify(pets.body)).toBe(200);
+      // The seeded pets once (no second seeding) and the pet acknowledged during shutdown.
+      expect(pets.body).toEqual([...seeded, inFlightPet]);
+    } finally {
+      again.kill();
+    }
+  });
 });
 
 describe('a start with PETSTORE_ADMIN_KEY set and PETSTORE_SEED=false', { timeout: 45_000 }, () => {
