@@ -61,13 +61,13 @@ export function readJournal(file: string): ReadResult {
     const len = buf.readUInt32BE(off);
     const sum = buf.readUInt32BE(off + 4);
     const end = off + HEADER + len;
-    if (end > buf.length) return { entries, validLength: off, torn: true };
-    const payload = buf.subarray(off + HEADER, end);
-    if (crc32(payload) !== sum) {
-      // Only the last entry can be torn by a crash; a bad one with entries after it is damage.
-      if (end === buf.length) return { entries, validLength: off, torn: true };
-      throw new CorruptFileError(file, `checksum mismatch in the entry at byte ${off}`);
+    const bad = end > buf.length ? 'a length past the end of the file' : crc32(buf.subarray(off + HEADER, end)) !== sum ? 'a checksum mismatch' : undefined;
+    if (bad) {
+      // A crash can only tear the end of the file: a bad entry with a whole one after it is damage.
+      if (end < buf.length || wholeFrameAfter(buf, off + 1)) throw new CorruptFileError(file, `${bad} in the entry at byte ${off}`);
+      return { entries, validLength: off, torn: true };
     }
+    const payload = buf.subarray(off + HEADER, end);
     let entry: JournalEntry;
     try {
       entry = JSON.parse(payload.toString('utf8')) as JournalEntry;
@@ -78,6 +78,24 @@ export function readJournal(file: string): ReadResult {
     off = end;
   }
   return { entries, validLength: off, torn: false };
+}
+
+/** Whether a well-formed entry starts anywhere at or after `from` (only read on the failure path). */
+function wholeFrameAfter(buf: Buffer, from: number): boolean {
+  for (let p = from; p + HEADER <= buf.length; p++) {
+    const len = buf.readUInt32BE(p);
+    const end = p + HEADER + len;
+    if (len === 0 || end > buf.length) continue;
+    const payload = buf.subarray(p + HEADER, end);
+    if (crc32(payload) !== buf.readUInt32BE(p + 4)) continue;
+    try {
+      const e = JSON.parse(payload.toString('utf8')) as Partial<JournalEntry>;
+      if (typeof e.seq === 'number' && e.changes) return true;
+    } catch {
+      // not a frame
+    }
+  }
+  return false;
 }
 
 export class Journal implements CommitLog {

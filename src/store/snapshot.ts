@@ -62,15 +62,21 @@ export function readSnapshot(file: string): Snapshot | undefined {
     throw err;
   }
   const nl = buf.indexOf(0x0a);
-  let header: Header;
+  let header: Header | null = null;
   try {
-    header = JSON.parse(buf.subarray(0, nl).toString('utf8')) as Header;
+    if (nl >= 0) header = JSON.parse(buf.subarray(0, nl).toString('utf8')) as Header | null;
   } catch {
     throw new CorruptFileError(file, 'unreadable header');
   }
-  if (nl < 0 || header.format !== FORMAT || header.version !== 1) throw new CorruptFileError(file, 'not a snapshot of this service');
+  if (!header || typeof header !== 'object' || header.format !== FORMAT || header.version !== 1) {
+    throw new CorruptFileError(file, 'not a snapshot of this service');
+  }
   const body = buf.subarray(nl + 1);
   if (body.length !== header.length) throw new CorruptFileError(file, `length ${body.length}, header says ${header.length}`);
   if (createHash('sha256').update(body).digest('hex') !== header.sha256) throw new CorruptFileError(file, 'checksum mismatch');
-  return { seq: header.seq, data: JSON.parse(body.toString('utf8')) as StoreData };
+  try {
+    return { seq: header.seq, data: JSON.parse(body.toString('utf8')) as StoreData };
+  } catch {
+    throw new CorruptFileError(file, 'unreadable body');
+  }
 }

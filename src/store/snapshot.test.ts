@@ -1,0 +1,169 @@
+/**
+ * Snapshots on their own (CONTRACT section 10): one header line { format, version, seq, length,
+ * sha256 } and the body; written atomically (no temporary file left behind, an old snapshot
+ * replaced whole); a body that does not match its length or SHA-256, or a header that is not a
+ * header, is CorruptFileError naming the file, and reading never changes the file.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CorruptFileError } from './journal.js';
+import type { StoreData } from './memory-store.js';
+import { readSnapshot, writeSnapshot } from './snapshot.js';
+
+let dir: string;
+let file: string;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'petstore-snapshot-'));
+  file = join(dir, 'snapshot.json');
+});
+
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const UNICODE = 'Katzen 🐈‍⬛ 𝒜𝓈𝓉𝓇𝒶𝓁 𠀋 العربية עברית a\u0308o\u0308 \u2028line\u2029para "quoted" \\ end';
+
+function sample(name = 'Cats'): StoreData {
+  return {
+    pets: [{ id: 1, name: 'Tom', categoryId: 1, status: 'available', stock: 3 }],
+    categories: [{ id: 1, name, description: UNICODE }],
+    orders: [{ id: 1, petId: 1, quantity: 1, complete: false, ownerKeyId: 0, shipDate: '2026-11-24T10:00:00.000Z' }],
+    keys: [
+      {
+        id: 1,
+        name: 'k',
+        role: 'customer',
+        plan: 'free',
+        perMinute: 60,
+        perDay: 1000,
+        createdAt: '2026-11-23T12:00:00.000Z',
+        hash: 'ab'.repeat(32),
+      },
+    ],
+    idempotency: [{ scope: '1:abc', fingerprint: 'fp', outcome: { status: 201, body: { id: 1 } }, createdAt: 1 }],
+    bans: [{ keyId: 1, until: 2, history: [1] }],
+    counters: { pets: 1, categories: 2, orders: 1, keys: 1 },
+  };
+}
+
+function readError(f: string): unknown {
+  try {
+    readSnapshot(f);
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+}
+
+function expectCorrupt(f: string): void {
+  const before = readFileSync(f);
+  const err = readError(f);
+  expect(err).toBeInstanceOf(CorruptFileError);
+  expect((err as CorruptFileError).file).toBe(f);
+  expect((err as CorruptFileError).message).toContain('snapshot.json');
+  expect(readFileSync(f).equals(before)).toBe(true);
+}
+
+describe('writing and reading a snapshot', () => {
+  it('writes a header line with format, version, seq, the body length and its SHA-256, then the body', async () => {
+    await writeSnapshot(file, { seq: 17, data: sample() });
+    const bytes = readFileSync(file);
+    const nl = bytes.indexOf(0x0a);
+    const header = JSON.parse(bytes.subarray(0, nl).toString('utf8'));
+    const body = bytes.subarray(nl + 1);
+    expect(header).toEqual({
+      format: 'petstore-snapshot',
+      version: 1,
+      seq: 17,
+      length: body.length,
+      sha256: createHash('sha256').update(body).digest('hex'),
+    });
+    expect(JSON.parse(body.toString('utf8'))).toEqual(sample());
+  });
+
+  it('reads back the same seq and data, Unicode byte for byte', async () => {
+    await writeSnapshot(file, { seq: 3, data: sample(UNICODE) });
+    const snap = readSnapshot(file)!;
+    expect(snap.seq).toBe(3);
+    expect(snap.data).toEqual(sample(UNICODE));
+    expect(Buffer.from(snap.data.categories[0]!.name, 'utf8').equals(Buffer.from(UNICODE, 'utf8'))).toBe(true);
+  });
+
+  it('answers undefined when there is no snapshot yet', () => {
+    expect(readSnapshot(file)).toBeUndefined();
+  });
+
+  it('leaves no temporary file behind and replaces an older snapshot whole', async () => {
+    await writeSnapshot(file, { seq: 1, data: sample('A much longer category name than the next one') });
+    await writeSnapshot(file, { seq: 2, data: sample('B') });
+    expect(readdirSync(dir)).toEqual(['snapshot.json']);
+    expect(readSnapshot(file)).toEqual({ seq: 2, data: sample('B') });
+  });
+
+  it('ignores a stale temporary file left by a crash in the middle of writing', async () => {
+    await writeSnapshot(file, { seq: 5, data: sample() });
+    writeFileSync(`${file}.tmp`, '{"format":"petstore-snapshot","version":1,"se');
+    expect(readSnapshot(file)).toEqual({ seq: 5, data: sample() });
+    await writeSnapshot(file, { seq: 6, data: sample('C') });
+    expect(existsSync(`${file}.tmp`)).toBe(false);
+    expect(readSnapshot(file)!.seq).toBe(6);
+  });
+});
+
+describe('a damaged snapshot is CorruptFileError naming snapshot.json, and the file is left as it was', () => {
+  beforeEach(async () => {
+    await writeSnapshot(file, { seq: 9, data: sample() });
+  });
+
+  it('when one byte of the body changed (same length, SHA-256 mismatch)', () => {
+    const bytes = readFileSync(file);
+    const at = bytes.indexOf('Tom');
+    bytes.write('X', at, 'latin1');
+    writeFileSync(file, bytes);
+    expectCorrupt(file);
+  });
+
+  it('when the body is shorter than the header says', () => {
+    const bytes = readFileSync(file);
+    writeFileSync(file, bytes.subarray(0, bytes.length - 10));
+    expectCorrupt(file);
+  });
+
+  it('when the body is longer than the header says', () => {
+    writeFileSync(file, Buffer.concat([readFileSync(file), Buffer.from(' ')]));
+    expectCorrupt(file);
+  });
+
+  it('when the header line is garbage bytes', () => {
+    const bytes = readFileSync(file);
+    const nl = bytes.indexOf(0x0a);
+    writeFileSync(file, Buffer.concat([Buffer.from([0x00, 0xff, 0x13, 0x37, 0x7b]), bytes.subarray(nl)]));
+    expectCorrupt(file);
+  });
+
+  it('when the header is valid JSON of another shape ({} or a foreign format)', () => {
+    const bytes = readFileSync(file);
+    const body = bytes.subarray(bytes.indexOf(0x0a));
+    writeFileSync(file, Buffer.concat([Buffer.from('{}'), body]));
+    expectCorrupt(file);
+    writeFileSync(file, Buffer.concat([Buffer.from('{"format":"something-else","version":1}'), body]));
+    expectCorrupt(file);
+  });
+
+  it('when the header line is the JSON literal null', () => {
+    const bytes = readFileSync(file);
+    writeFileSync(file, Buffer.concat([Buffer.from('null'), bytes.subarray(bytes.indexOf(0x0a))]));
+    expectCorrupt(file);
+  });
+
+  it('when the file is empty or has no header line at all', () => {
+    writeFileSync(file, '');
+    expectCorrupt(file);
+    writeFileSync(file, 'no newline anywhere');
+    expectCorrupt(file);
+  });
+});
