@@ -4,7 +4,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startServer, type TestServer } from '../support/server.js';
-import { dataOf, gql } from './gql.js';
+import { dataOf, gql } from '../support/graphql.js';
 
 describe('GraphQL batching of nested fields', () => {
   let t: TestServer;

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_SECRET, startServer, type TestServer } from '../support/server.js';
-import { createCategory, createPet, dataOf, expectExecutionError, expectRefusal, gql, gqlGet, placeOrder } from './gql.js';
+import { createCategory, createPet, dataOf, expectExecutionError, expectRefusal, gql, gqlGet, placeOrder } from '../support/graphql.js';
 
 describe('GraphQL errors inside execution (HTTP 200)', () => {
   let t: TestServer;

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../support/server.js';
 import type { Api } from '../support/http.js';
-import { createCategory, createPet, dataOf, expectExecutionError, gql, PLACE_ORDER } from './gql.js';
+import { createCategory, createPet, dataOf, expectExecutionError, gql, PLACE_ORDER } from '../support/graphql.js';
 
 describe('GraphQL placeOrder idempotencyKey', () => {
   let t: TestServer;

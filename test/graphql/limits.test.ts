@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../support/server.js';
 import type { Api, Res } from '../support/http.js';
-import { createCategory, createPet, dataOf, expectExecutionError, expectRateLimitEchoed, expectRefusal, gql, gqlGet, type GqlBody } from './gql.js';
+import { createCategory, createPet, dataOf, expectExecutionError, expectRateLimitEchoed, expectRefusal, gql, gqlGet, type GqlBody } from '../support/graphql.js';
 
 /** pet(1) category(2) pets(3) edges(4) node(5) category(6) pets(7) edges(8) node(9) + `leaf` at level 10. */
 const tenLevels = (leaf: string) =>

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../support/server.js';
-import { createCategory, createPet, dataOf, expectExecutionError, gql, placeOrder } from './gql.js';
+import { createCategory, createPet, dataOf, expectExecutionError, gql, placeOrder } from '../support/graphql.js';
 
 describe('GraphQL mutations', () => {
   let t: TestServer;

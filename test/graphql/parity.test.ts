@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../support/server.js';
 import type { Api } from '../support/http.js';
-import { dataOf, gql } from './gql.js';
+import { dataOf, gql } from '../support/graphql.js';
 
 type Fact = Record<string, unknown>;
 

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../support/server.js';
 import type { Api, Res } from '../support/http.js';
-import { dataOf, expectExecutionError, gql, type GqlBody } from './gql.js';
+import { dataOf, expectExecutionError, gql, type GqlBody } from '../support/graphql.js';
 
 /** A GraphQL pet as REST shows it. */
 const asRest = (p: { id: string; name: string; categoryId: string; status: string }) => ({

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract } from '../../src/contract/openapi.js';
 import { buildSchema } from '../../src/graphql/apollo.js';
 import { startServer, type TestServer } from '../support/server.js';
-import { dataOf, gql } from './gql.js';
+import { dataOf, gql } from '../support/graphql.js';
 
 const SOURCE = readFileSync(new URL('../../schema/schema.graphql', import.meta.url), 'utf8');
 

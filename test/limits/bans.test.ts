@@ -5,32 +5,14 @@
  * surfaces; DELETE /admin/bans/{keyId} lifts a ban and clears the refusal count.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Api, Res } from '../support/http.js';
+import type { Api } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
+import { expectExactError } from '../support/assertions.js';
+import { CHEAP_QUERY, limitHeaders } from '../support/limits.js';
+import { gql } from '../support/graphql.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
-
-function limitHeaders(res: Res) {
-  const h = res.headers;
-  return {
-    limit: Number(h.get('x-ratelimit-limit')),
-    remaining: Number(h.get('x-ratelimit-remaining')),
-    reset: Number(h.get('x-ratelimit-reset')),
-    policy: h.get('ratelimit-policy'),
-    rateLimit: h.get('ratelimit'),
-  };
-}
-
-/** The contract's Error object, and nothing else. */
-function expectError(res: Res, status: number, code: string): void {
-  expect(res.status).toBe(status);
-  expect(res.body).toEqual({ code, message: expect.any(String), status });
-}
-
-function gql(api: Api) {
-  return api.post('/graphql', { query: '{ categories { totalCount } }' });
-}
 
 describe('bans', () => {
   let t: TestServer;
@@ -59,7 +41,7 @@ describe('bans', () => {
     await drain(key); // that was the 1st refusal
     for (let i = 2; i <= 11; i++) {
       const res = await key.get('/pets');
-      expectError(res, 429, 'RATE_LIMITED');
+      expectExactError(res, 429, 'RATE_LIMITED');
     }
   }
 
@@ -68,16 +50,16 @@ describe('bans', () => {
     for (let i = 0; i < 60; i++) expect((await key.get('/pets')).status).toBe(200);
     // Ten refusals, on both surfaces: they count together.
     for (let i = 0; i < 10; i++) {
-      const res = i % 2 ? await gql(key) : await key.get('/pets');
+      const res = i % 2 ? await gql(key, CHEAP_QUERY) : await key.get('/pets');
       expect(res.status).toBe(429);
       expect(i % 2 ? res.body.errors?.[0]?.extensions?.code : res.body.code).toBe('RATE_LIMITED');
     }
     const eleventh = await key.get('/pets');
-    expectError(eleventh, 429, 'RATE_LIMITED');
+    expectExactError(eleventh, 429, 'RATE_LIMITED');
     expect(eleventh.headers.get('retry-after')).toBe('1');
 
     const banned = await key.get('/pets');
-    expectError(banned, 429, 'KEY_BANNED');
+    expectExactError(banned, 429, 'KEY_BANNED');
     expect(banned.headers.get('retry-after')).toBe('900');
     expect(limitHeaders(banned)).toEqual({
       limit: 60,
@@ -87,7 +69,7 @@ describe('bans', () => {
       rateLimit: '"minute";r=0;t=60',
     });
 
-    const bannedGraphql = await gql(key);
+    const bannedGraphql = await gql(key, CHEAP_QUERY);
     expect(bannedGraphql.status).toBe(429);
     expect(bannedGraphql.body.errors?.[0]?.extensions).toEqual({ code: 'KEY_BANNED', status: 429 });
     expect(bannedGraphql.headers.get('retry-after')).toBe('900');
@@ -98,7 +80,7 @@ describe('bans', () => {
     const key = await t.client('customer', 'free');
     await ban(key);
     t.clock.advance(MINUTE);
-    for (const res of [await key.get('/pets'), await gql(key), await key.get('/categories')]) {
+    for (const res of [await key.get('/pets'), await gql(key, CHEAP_QUERY), await key.get('/categories')]) {
       expect(res.status).toBe(429);
       expect(res.body.code ?? res.body.errors?.[0]?.extensions?.code).toBe('KEY_BANNED');
       expect(res.headers.get('retry-after')).toBe('840');
@@ -118,7 +100,7 @@ describe('bans', () => {
     await ban(key);
     t.clock.advance(900_000 - 1_000);
     const last = await key.get('/pets');
-    expectError(last, 429, 'KEY_BANNED');
+    expectExactError(last, 429, 'KEY_BANNED');
     expect(last.headers.get('retry-after')).toBe('1');
     t.clock.advance(1_000);
     const back = await key.get('/pets');
@@ -130,7 +112,7 @@ describe('bans', () => {
     const key = await t.client('customer', 'free');
     await ban(key);
     t.clock.advance(MINUTE);
-    expectError(await key.get('/pets'), 429, 'KEY_BANNED');
+    expectExactError(await key.get('/pets'), 429, 'KEY_BANNED');
     const lift = await t.admin.delete(`/admin/bans/${key.keyId}`);
     expect(lift.status).toBe(204);
     expect(lift.text).toBe('');
@@ -146,9 +128,9 @@ describe('bans', () => {
     expect((await t.admin.delete(`/admin/bans/${key.keyId}`)).status).toBe(204);
     await ban(key);
     const banned = await key.get('/pets');
-    expectError(banned, 429, 'KEY_BANNED');
+    expectExactError(banned, 429, 'KEY_BANNED');
     expect(banned.headers.get('retry-after')).toBe('1800');
-    const bannedGraphql = await gql(key);
+    const bannedGraphql = await gql(key, CHEAP_QUERY);
     expect(bannedGraphql.body.errors?.[0]?.extensions).toEqual({ code: 'KEY_BANNED', status: 429 });
     expect(bannedGraphql.headers.get('retry-after')).toBe('1800');
 
@@ -162,37 +144,37 @@ describe('bans', () => {
     t.clock.advance(20 * HOUR);
     await ban(key);
     const second = await key.get('/pets');
-    expectError(second, 429, 'KEY_BANNED');
+    expectExactError(second, 429, 'KEY_BANNED');
     expect(second.headers.get('retry-after')).toBe('1800');
 
     t.clock.advance(24 * HOUR + MINUTE);
     await ban(key);
     const third = await key.get('/pets');
-    expectError(third, 429, 'KEY_BANNED');
+    expectExactError(third, 429, 'KEY_BANNED');
     expect(third.headers.get('retry-after')).toBe('900');
   });
 
   it('answers 204 to lifting the ban of a key that is not banned, and forgets the refusals it had', async () => {
     const key = await t.client('customer', 'free');
     await drain(key);
-    for (let i = 2; i <= 6; i++) expectError(await key.get('/pets'), 429, 'RATE_LIMITED');
+    for (let i = 2; i <= 6; i++) expectExactError(await key.get('/pets'), 429, 'RATE_LIMITED');
     const lift = await t.admin.delete(`/admin/bans/${key.keyId}`);
     expect(lift.status).toBe(204);
     // Six refusals were forgotten: six more (twelve in all within the minute) do not ban the key.
-    for (let i = 1; i <= 6; i++) expectError(await key.get('/pets'), 429, 'RATE_LIMITED');
+    for (let i = 1; i <= 6; i++) expectExactError(await key.get('/pets'), 429, 'RATE_LIMITED');
   });
 
   it('answers 404 NOT_FOUND to lifting the ban of an unknown key', async () => {
     const res = await t.admin.delete('/admin/bans/999999');
-    expectError(res, 404, 'NOT_FOUND');
+    expectExactError(res, 404, 'NOT_FOUND');
   });
 
   it('answers 403 FORBIDDEN when a staff key tries to lift a ban', async () => {
     const victim = await t.client('customer', 'free');
     await ban(victim);
     const staff = await t.client('staff');
-    expectError(await staff.delete(`/admin/bans/${victim.keyId}`), 403, 'FORBIDDEN');
-    expectError(await victim.get('/pets'), 429, 'KEY_BANNED');
+    expectExactError(await staff.delete(`/admin/bans/${victim.keyId}`), 403, 'FORBIDDEN');
+    expectExactError(await victim.get('/pets'), 429, 'KEY_BANNED');
   });
 
   it('starts one 900 s ban, not several, when the refusals arrive all at once', async () => {
@@ -200,7 +182,7 @@ describe('bans', () => {
     const answers = await Promise.all(Array.from({ length: 200 }, () => key.get('/pets')));
     expect(answers.filter((r) => r.status === 200)).toHaveLength(50);
     const banned = await key.get('/pets');
-    expectError(banned, 429, 'KEY_BANNED');
+    expectExactError(banned, 429, 'KEY_BANNED');
     expect(banned.headers.get('retry-after')).toBe('900');
   });
 });

@@ -3,31 +3,13 @@
  * GraphQL; refusals with 429 RATE_LIMITED and Retry-After; refused requests cost nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Api, Res } from '../support/http.js';
+import type { Res } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
+import { expectExactError } from '../support/assertions.js';
+import { CHEAP_QUERY, limitHeaders } from '../support/limits.js';
+import { gql } from '../support/graphql.js';
 
 const DAY_MS = 86_400_000;
-
-function limitHeaders(res: Res) {
-  const h = res.headers;
-  return {
-    limit: Number(h.get('x-ratelimit-limit')),
-    remaining: Number(h.get('x-ratelimit-remaining')),
-    reset: Number(h.get('x-ratelimit-reset')),
-    policy: h.get('ratelimit-policy'),
-    rateLimit: h.get('ratelimit'),
-  };
-}
-
-/** The contract's Error object, and nothing else. */
-function expectError(res: Res, status: number, code: string): void {
-  expect(res.status).toBe(status);
-  expect(res.body).toEqual({ code, message: expect.any(String), status });
-}
-
-function gql(api: Api, query = '{ categories { totalCount } }') {
-  return api.post('/graphql', { query });
-}
 
 describe('a key\'s budget', () => {
   let t: TestServer;
@@ -48,7 +30,7 @@ describe('a key\'s budget', () => {
     expect(admitted.map((r) => limitHeaders(r).remaining)).toEqual(Array.from({ length: 60 }, (_, i) => 59 - i));
 
     const refused = await key.get('/pets');
-    expectError(refused, 429, 'RATE_LIMITED');
+    expectExactError(refused, 429, 'RATE_LIMITED');
     expect(refused.headers.get('retry-after')).toBe('1');
     expect(limitHeaders(refused)).toEqual({
       limit: 60,
@@ -63,7 +45,7 @@ describe('a key\'s budget', () => {
     expect(again.status).toBe(200);
     expect(limitHeaders(again)).toMatchObject({ limit: 60, remaining: 0 });
     const thenRefused = await key.get('/pets');
-    expectError(thenRefused, 429, 'RATE_LIMITED');
+    expectExactError(thenRefused, 429, 'RATE_LIMITED');
     expect(thenRefused.headers.get('retry-after')).toBe('1');
   });
 
@@ -72,7 +54,7 @@ describe('a key\'s budget', () => {
     const answers: Res[] = [];
     for (let i = 0; i < 3; i++) {
       answers.push(await key.get('/pets'));
-      answers.push(await gql(key));
+      answers.push(await gql(key, CHEAP_QUERY));
     }
     expect(answers.map((r) => limitHeaders(r).remaining)).toEqual([59, 58, 57, 56, 55, 54]);
     for (const res of answers.filter((_, i) => i % 2 === 1)) {
@@ -94,11 +76,11 @@ describe('a key\'s budget', () => {
     const midnight = nextMidnight();
     const wait = (midnight - t.clock.now()) / 1000;
     const refused = await key.get('/pets');
-    expectError(refused, 429, 'RATE_LIMITED');
+    expectExactError(refused, 429, 'RATE_LIMITED');
     expect(refused.headers.get('retry-after')).toBe(String(wait));
     expect(limitHeaders(refused)).toEqual({ limit: 5, remaining: 0, reset: midnight / 1000, policy, rateLimit: `"day";r=0;t=${wait}` });
 
-    const viaGraphql = await gql(key);
+    const viaGraphql = await gql(key, CHEAP_QUERY);
     expect(viaGraphql.status).toBe(429);
     expect(viaGraphql.body.errors?.[0]?.extensions).toEqual({ code: 'RATE_LIMITED', status: 429 });
     expect(viaGraphql.headers.get('retry-after')).toBe(String(wait));
@@ -106,7 +88,7 @@ describe('a key\'s budget', () => {
 
     t.clock.t = midnight - 30_000; // 23:59:30 UTC
     const late = await key.get('/pets');
-    expectError(late, 429, 'RATE_LIMITED');
+    expectExactError(late, 429, 'RATE_LIMITED');
     expect(late.headers.get('retry-after')).toBe('30');
     expect(late.headers.get('ratelimit')).toBe('"day";r=0;t=30');
 
@@ -130,7 +112,7 @@ describe('a key\'s budget', () => {
     expect(limitHeaders(second)).toMatchObject({ limit: 2, remaining: 0 }); // minute 0 < day 2
     for (let i = 0; i < 5; i++) {
       const refused = await key.get('/pets');
-      expectError(refused, 429, 'RATE_LIMITED');
+      expectExactError(refused, 429, 'RATE_LIMITED');
       expect(limitHeaders(refused)).toMatchObject({ limit: 2, remaining: 0 });
     }
 
@@ -144,7 +126,7 @@ describe('a key\'s budget', () => {
     expect(fourth.status).toBe(200);
     expect(limitHeaders(fourth)).toMatchObject({ limit: 4, remaining: 0 });
     const fifth = await key.get('/pets');
-    expectError(fifth, 429, 'RATE_LIMITED');
+    expectExactError(fifth, 429, 'RATE_LIMITED');
     expect(Number(fifth.headers.get('retry-after'))).toBe((nextMidnight() - t.clock.now()) / 1000);
   });
 

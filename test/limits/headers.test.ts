@@ -4,28 +4,14 @@
  * window with the fewest remaining requests; GraphQL repeats them in extensions.rateLimit.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Api, Res } from '../support/http.js';
+import type { Api } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
+import { limitHeaders } from '../support/limits.js';
+import { gql } from '../support/graphql.js';
 
 const FREE_POLICY = '"minute";q=60;w=60, "day";q=1000;w=86400';
 const ANON_POLICY = '"minute";q=30;w=60';
 const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit-policy', 'ratelimit'];
-
-/** The five rate-limit headers of a response, numbers parsed. */
-function limitHeaders(res: Res) {
-  const h = res.headers;
-  return {
-    limit: Number(h.get('x-ratelimit-limit')),
-    remaining: Number(h.get('x-ratelimit-remaining')),
-    reset: Number(h.get('x-ratelimit-reset')),
-    policy: h.get('ratelimit-policy'),
-    rateLimit: h.get('ratelimit'),
-  };
-}
-
-function gql(api: Api, query: string) {
-  return api.post('/graphql', { query });
-}
 
 function gqlGet(api: Api, query: string) {
   return api.get(`/graphql?query=${encodeURIComponent(query)}`, { headers: { 'apollo-require-preflight': 'true' } });

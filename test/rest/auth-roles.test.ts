@@ -4,17 +4,9 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../support/server.js';
-import type { Api, Res } from '../support/http.js';
-
-type Client = Api & { keyId: number };
-
-function expectError(res: Res, status: number, code: string): void {
-  expect(res.status).toBe(status);
-  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-  expect(res.body).toMatchObject({ code, status });
-  expect(typeof res.body.message).toBe('string');
-  expect(Object.keys(res.body).every((k) => ['code', 'message', 'status', 'details'].includes(k))).toBe(true);
-}
+import type { Res } from '../support/http.js';
+import { expectError } from '../support/assertions.js';
+import type { Client } from '../support/clients.js';
 
 function expectUnauthenticated(res: Res): void {
   expectError(res, 401, 'UNAUTHENTICATED');

@@ -3,42 +3,10 @@
  * replace, delete, case-insensitive unique names, and roles.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Api, type RequestOptions, type Res } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
-
-/** The harness client, plus the contract's `API-Version: 1.0.0` checked on every response. */
-class VersionedApi extends Api {
-  override async request<T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<Res<T>> {
-    const res = await super.request<T>(method, path, opts);
-    expect(res.headers.get('api-version'), `API-Version on ${method} ${path} -> ${res.status}`).toBe('1.0.0');
-    return res;
-  }
-}
-const versioned = (api: Api): VersionedApi => new VersionedApi(api.baseUrl, api.defaultKey);
-
-/** Asserts a contract Error object with the given status and code. */
-function expectError(res: Res, status: number, code: string): void {
-  expect(res.status, res.text).toBe(status);
-  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-  expect(res.body).toMatchObject({ code, status });
-  expect(typeof res.body.message).toBe('string');
-  expect(res.body.message.length).toBeGreaterThan(0);
-  expect(Object.keys(res.body).every((k) => ['code', 'message', 'status', 'details'].includes(k))).toBe(true);
-}
-
-/** Asserts 400 VALIDATION_FAILED whose details name `path`. */
-function expectValidation(res: Res, path: string): void {
-  expectError(res, 400, 'VALIDATION_FAILED');
-  expect(Array.isArray(res.body.details)).toBe(true);
-  expect(res.body.details.map((d: { path: string }) => d.path)).toContain(path);
-}
-
-/** The target of `Link: <...>; rel="next"`, or undefined when there is none. */
-function nextLink(res: Res): string | undefined {
-  const link = res.headers.get('link');
-  if (link === null) return undefined;
-  return /<([^>]*)>\s*;\s*rel="?next"?/.exec(link)?.[1];
-}
+import { expectErrorWithMessage, expectValidationWithMessage } from '../support/assertions.js';
+import { versioned, type VersionedApi } from '../support/clients.js';
+import { nextLink } from '../support/paging.js';
 
 describe('categories over REST', () => {
   let t: TestServer;
@@ -102,35 +70,35 @@ describe('categories over REST', () => {
 
     it('answers 400 VALIDATION_FAILED on /description for 501 characters', async () => {
       const res = await staff.post('/categories', { name: 'Too long description', description: 'd'.repeat(501) });
-      expectValidation(res, '/description');
+      expectValidationWithMessage(res, '/description');
     });
 
     it('answers 400 VALIDATION_FAILED on /name for a whitespace-only name', async () => {
-      expectValidation(await staff.post('/categories', { name: '    ' }), '/name');
+      expectValidationWithMessage(await staff.post('/categories', { name: '    ' }), '/name');
     });
 
     it('answers 400 VALIDATION_FAILED on /name for a 101-character name', async () => {
-      expectValidation(await staff.post('/categories', { name: 'c'.repeat(101) }), '/name');
+      expectValidationWithMessage(await staff.post('/categories', { name: 'c'.repeat(101) }), '/name');
     });
 
     it('answers 400 VALIDATION_FAILED on /name when name is missing', async () => {
-      expectValidation(await staff.post('/categories', { description: 'Nameless' }), '/name');
+      expectValidationWithMessage(await staff.post('/categories', { description: 'Nameless' }), '/name');
     });
 
     it('answers 400 VALIDATION_FAILED on /id when the body carries an id', async () => {
-      expectValidation(await staff.post('/categories', { id: 1, name: 'With id' }), '/id');
+      expectValidationWithMessage(await staff.post('/categories', { id: 1, name: 'With id' }), '/id');
     });
 
     it('answers 400 VALIDATION_FAILED naming an unknown field', async () => {
-      expectValidation(await staff.post('/categories', { name: 'With extra', colour: 'red' }), '/colour');
+      expectValidationWithMessage(await staff.post('/categories', { name: 'With extra', colour: 'red' }), '/colour');
     });
 
     it('answers 409 CATEGORY_EXISTS for a name already used, whatever its case and surrounding spaces', async () => {
       const first = await staff.post('/categories', { name: 'Reptiles' });
       expect(first.status).toBe(201);
-      expectError(await staff.post('/categories', { name: 'Reptiles' }), 409, 'CATEGORY_EXISTS');
-      expectError(await staff.post('/categories', { name: 'rEPTILES' }), 409, 'CATEGORY_EXISTS');
-      expectError(await staff.post('/categories', { name: '  REPTILES ' }), 409, 'CATEGORY_EXISTS');
+      expectErrorWithMessage(await staff.post('/categories', { name: 'Reptiles' }), 409, 'CATEGORY_EXISTS');
+      expectErrorWithMessage(await staff.post('/categories', { name: 'rEPTILES' }), 409, 'CATEGORY_EXISTS');
+      expectErrorWithMessage(await staff.post('/categories', { name: '  REPTILES ' }), 409, 'CATEGORY_EXISTS');
 
       const all = await customer.get('/categories?limit=100');
       expect(all.body.filter((c: any) => c.name.toLowerCase() === 'reptiles')).toEqual([first.body]);
@@ -146,11 +114,11 @@ describe('categories over REST', () => {
     });
 
     it.each(['0', '987654', '99999999999999999999'])('answers 404 NOT_FOUND for the well-formed id %s', async (id) => {
-      expectError(await customer.get(`/categories/${id}`), 404, 'NOT_FOUND');
+      expectErrorWithMessage(await customer.get(`/categories/${id}`), 404, 'NOT_FOUND');
     });
 
     it.each(['abc', '1.5'])('answers 400 BAD_REQUEST for the id %s', async (id) => {
-      expectError(await customer.get(`/categories/${id}`), 400, 'BAD_REQUEST');
+      expectErrorWithMessage(await customer.get(`/categories/${id}`), 400, 'BAD_REQUEST');
     });
   });
 
@@ -184,34 +152,34 @@ describe('categories over REST', () => {
       const taken = await staff.post('/categories', { name: 'Rabbits' });
       const c = await newCategory({ description: 'Keep me' });
       const res = await staff.put(`/categories/${c.id}`, { name: 'rabbits' });
-      expectError(res, 409, 'CATEGORY_EXISTS');
+      expectErrorWithMessage(res, 409, 'CATEGORY_EXISTS');
       expect((await customer.get(`/categories/${c.id}`)).body).toEqual(c);
       expect((await customer.get(`/categories/${taken.body.id}`)).body).toEqual(taken.body);
     });
 
     it('answers 400 VALIDATION_FAILED on /description for 501 characters', async () => {
       const c = await newCategory();
-      expectValidation(await staff.put(`/categories/${c.id}`, { name: c.name, description: 'x'.repeat(501) }), '/description');
+      expectValidationWithMessage(await staff.put(`/categories/${c.id}`, { name: c.name, description: 'x'.repeat(501) }), '/description');
     });
 
     it('answers 400 VALIDATION_FAILED on /name when the full replacement lacks a name', async () => {
       const c = await newCategory();
-      expectValidation(await staff.put(`/categories/${c.id}`, { description: 'No name' }), '/name');
+      expectValidationWithMessage(await staff.put(`/categories/${c.id}`, { description: 'No name' }), '/name');
     });
 
     it('answers 400 VALIDATION_FAILED on /id when the body carries an id', async () => {
       const c = await newCategory();
-      expectValidation(await staff.put(`/categories/${c.id}`, { id: c.id, name: c.name }), '/id');
+      expectValidationWithMessage(await staff.put(`/categories/${c.id}`, { id: c.id, name: c.name }), '/id');
     });
 
     it('answers 404 NOT_FOUND for a category that does not exist', async () => {
-      expectError(await staff.put('/categories/987654', { name: 'Ghost category' }), 404, 'NOT_FOUND');
-      expectError(await staff.put('/categories/99999999999999999999', { name: 'Ghost category' }), 404, 'NOT_FOUND');
+      expectErrorWithMessage(await staff.put('/categories/987654', { name: 'Ghost category' }), 404, 'NOT_FOUND');
+      expectErrorWithMessage(await staff.put('/categories/99999999999999999999', { name: 'Ghost category' }), 404, 'NOT_FOUND');
     });
 
     it('answers 400 BAD_REQUEST for a path id that is not a decimal integer', async () => {
-      expectError(await staff.put('/categories/abc', { name: 'Ghost category' }), 400, 'BAD_REQUEST');
-      expectError(await staff.put('/categories/1.5', { name: 'Ghost category' }), 400, 'BAD_REQUEST');
+      expectErrorWithMessage(await staff.put('/categories/abc', { name: 'Ghost category' }), 400, 'BAD_REQUEST');
+      expectErrorWithMessage(await staff.put('/categories/1.5', { name: 'Ghost category' }), 400, 'BAD_REQUEST');
     });
   });
 
@@ -221,8 +189,8 @@ describe('categories over REST', () => {
       const res = await staff.delete(`/categories/${c.id}`);
       expect(res.status).toBe(204);
       expect(res.text).toBe('');
-      expectError(await customer.get(`/categories/${c.id}`), 404, 'NOT_FOUND');
-      expectError(await staff.delete(`/categories/${c.id}`), 404, 'NOT_FOUND');
+      expectErrorWithMessage(await customer.get(`/categories/${c.id}`), 404, 'NOT_FOUND');
+      expectErrorWithMessage(await staff.delete(`/categories/${c.id}`), 404, 'NOT_FOUND');
       const all = await customer.get('/categories?limit=100');
       expect(all.body.map((x: any) => x.id)).not.toContain(c.id);
     });
@@ -240,20 +208,20 @@ describe('categories over REST', () => {
       const pet = await staff.post('/pets', { name: 'Resident', categoryId: c.id });
       expect(pet.status).toBe(201);
 
-      expectError(await staff.delete(`/categories/${c.id}`), 409, 'CATEGORY_IN_USE');
+      expectErrorWithMessage(await staff.delete(`/categories/${c.id}`), 409, 'CATEGORY_IN_USE');
       expect((await customer.get(`/categories/${c.id}`)).body).toEqual(c);
 
       expect((await staff.delete(`/pets/${pet.body.id}`)).status).toBe(204);
       expect((await staff.delete(`/categories/${c.id}`)).status).toBe(204);
-      expectError(await customer.get(`/categories/${c.id}`), 404, 'NOT_FOUND');
+      expectErrorWithMessage(await customer.get(`/categories/${c.id}`), 404, 'NOT_FOUND');
     });
 
     it.each(['0', '99999999999999999999'])('answers 404 NOT_FOUND for the well-formed id %s', async (id) => {
-      expectError(await staff.delete(`/categories/${id}`), 404, 'NOT_FOUND');
+      expectErrorWithMessage(await staff.delete(`/categories/${id}`), 404, 'NOT_FOUND');
     });
 
     it.each(['abc', '1.5'])('answers 400 BAD_REQUEST for the id %s', async (id) => {
-      expectError(await staff.delete(`/categories/${id}`), 400, 'BAD_REQUEST');
+      expectErrorWithMessage(await staff.delete(`/categories/${id}`), 400, 'BAD_REQUEST');
     });
   });
 
@@ -314,7 +282,7 @@ describe('categories over REST', () => {
       ['limit=abc', 'limit'],
       ['cursor=garbage', 'cursor'],
     ])('answers 400 VALIDATION_FAILED naming the parameter for %s', async (query, param) => {
-      expectValidation(await customer.get(`/categories?${query}`), param);
+      expectValidationWithMessage(await customer.get(`/categories?${query}`), param);
     });
   });
 
@@ -329,9 +297,9 @@ describe('categories over REST', () => {
 
     it('answers 403 FORBIDDEN to a customer key that creates, replaces or deletes a category, and changes nothing', async () => {
       const c = await newCategory({ description: 'Guarded' });
-      expectError(await customer.post('/categories', { name: 'Customer made' }), 403, 'FORBIDDEN');
-      expectError(await customer.put(`/categories/${c.id}`, { name: 'Customer renamed' }), 403, 'FORBIDDEN');
-      expectError(await customer.delete(`/categories/${c.id}`), 403, 'FORBIDDEN');
+      expectErrorWithMessage(await customer.post('/categories', { name: 'Customer made' }), 403, 'FORBIDDEN');
+      expectErrorWithMessage(await customer.put(`/categories/${c.id}`, { name: 'Customer renamed' }), 403, 'FORBIDDEN');
+      expectErrorWithMessage(await customer.delete(`/categories/${c.id}`), 403, 'FORBIDDEN');
 
       expect((await customer.get(`/categories/${c.id}`)).body).toEqual(c);
       const all = await customer.get('/categories?limit=100');

@@ -4,48 +4,26 @@
  * pet and its inventory entry alike), and `X-API-Stability: beta` on every inventory response.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Api, Res } from '../support/http.js';
+import type { Res } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
-
-type Client = Api & { keyId: number };
+import { expectError, expectValidation } from '../support/assertions.js';
+import type { Client } from '../support/clients.js';
+import { allPages, strictNextLink } from '../support/paging.js';
 
 function expectBeta(res: Res): void {
   expect(res.headers.get('x-api-stability')).toBe('beta');
 }
 
-function expectError(res: Res, status: number, code: string): void {
-  expect(res.status).toBe(status);
-  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-  expect(res.body).toMatchObject({ code, status, message: expect.any(String) });
-  for (const k of Object.keys(res.body)) expect(['code', 'message', 'status', 'details']).toContain(k);
+/** An inventory error: the contract's Error object (expectError), marked beta like every inventory response. */
+function expectBetaError(res: Res, status: number, code: string): void {
+  expectError(res, status, code);
   expectBeta(res);
 }
 
-function expectValidation(res: Res, path: string): void {
-  expectError(res, 400, 'VALIDATION_FAILED');
-  expect(res.body.details).toEqual(expect.arrayContaining([{ path, message: expect.any(String) }]));
-}
-
-function nextLink(res: Res): string | undefined {
-  const link = res.headers.get('link');
-  if (link === null) return undefined;
-  const m = /<([^>]+)>\s*;\s*rel="next"/.exec(link);
-  expect(m, `Link header ${link}`).not.toBeNull();
-  return m![1]!;
-}
-
-async function allPages(api: Api, first: string): Promise<{ pages: any[][]; items: any[] }> {
-  const pages: any[][] = [];
-  let path: string | undefined = first;
-  while (path !== undefined) {
-    const res: Res = await api.get(path);
-    expect(res.status).toBe(200);
-    expectBeta(res);
-    pages.push(res.body);
-    path = nextLink(res);
-    expect(pages.length).toBeLessThan(50);
-  }
-  return { pages, items: pages.flat() };
+/** An inventory 400 VALIDATION_FAILED naming `path` (expectValidation), marked beta. */
+function expectBetaValidation(res: Res, path: string): void {
+  expectValidation(res, path);
+  expectBeta(res);
 }
 
 describe('inventory', () => {
@@ -100,26 +78,26 @@ describe('inventory', () => {
     });
 
     it('answers 404 NOT_FOUND with X-API-Stability when no pet has the id, however large', async () => {
-      expectError(await customer.get('/store/inventory/424242'), 404, 'NOT_FOUND');
-      expectError(await customer.get('/store/inventory/99999999999999999999'), 404, 'NOT_FOUND');
+      expectBetaError(await customer.get('/store/inventory/424242'), 404, 'NOT_FOUND');
+      expectBetaError(await customer.get('/store/inventory/99999999999999999999'), 404, 'NOT_FOUND');
     });
 
     it('answers 400 BAD_REQUEST with X-API-Stability when the id is not a decimal integer', async () => {
-      expectError(await customer.get('/store/inventory/abc'), 400, 'BAD_REQUEST');
-      expectError(await customer.get('/store/inventory/1.5'), 400, 'BAD_REQUEST');
+      expectBetaError(await customer.get('/store/inventory/abc'), 400, 'BAD_REQUEST');
+      expectBetaError(await customer.get('/store/inventory/1.5'), 400, 'BAD_REQUEST');
     });
 
     it('answers 401 UNAUTHENTICATED with X-API-Stability without a key', async () => {
       const res = await t.anon.get('/store/inventory/1');
-      expectError(res, 401, 'UNAUTHENTICATED');
+      expectBetaError(res, 401, 'UNAUTHENTICATED');
       expect(res.headers.get('www-authenticate')).toBe('ApiKey header="X-API-Key"');
     });
 
     it('removes the entry with its pet', async () => {
       const petId = await newPet();
       expect((await staff.delete(`/pets/${petId}`)).status).toBe(204);
-      expectError(await customer.get(`/store/inventory/${petId}`), 404, 'NOT_FOUND');
-      expectError(await staff.put(`/store/inventory/${petId}`, { quantity: 3 }), 404, 'NOT_FOUND');
+      expectBetaError(await customer.get(`/store/inventory/${petId}`), 404, 'NOT_FOUND');
+      expectBetaError(await staff.put(`/store/inventory/${petId}`, { quantity: 3 }), 404, 'NOT_FOUND');
     });
   });
 
@@ -150,39 +128,39 @@ describe('inventory', () => {
       ['null', { quantity: null }],
     ])('answers 400 VALIDATION_FAILED at /quantity for quantity %s and keeps the stock', async (_label, body) => {
       const petId = await newPet();
-      expectValidation(await staff.put(`/store/inventory/${petId}`, body), '/quantity');
+      expectBetaValidation(await staff.put(`/store/inventory/${petId}`, body), '/quantity');
       expect(await seen(petId)).toEqual({ petId, quantity: 1, status: 'available' });
     });
 
     it('answers 400 VALIDATION_FAILED at /quantity when quantity is missing', async () => {
       const petId = await newPet();
-      expectValidation(await staff.put(`/store/inventory/${petId}`, {}), '/quantity');
+      expectBetaValidation(await staff.put(`/store/inventory/${petId}`, {}), '/quantity');
     });
 
     it('answers 400 VALIDATION_FAILED to an unknown field, status included', async () => {
       const petId = await newPet();
-      expectValidation(await staff.put(`/store/inventory/${petId}`, { quantity: 0, status: 'sold' }), '/status');
+      expectBetaValidation(await staff.put(`/store/inventory/${petId}`, { quantity: 0, status: 'sold' }), '/status');
       expect(await seen(petId)).toEqual({ petId, quantity: 1, status: 'available' });
     });
 
     it('answers 404 NOT_FOUND when no pet has the id, however large', async () => {
-      expectError(await staff.put('/store/inventory/424242', { quantity: 3 }), 404, 'NOT_FOUND');
-      expectError(await staff.put('/store/inventory/99999999999999999999', { quantity: 3 }), 404, 'NOT_FOUND');
+      expectBetaError(await staff.put('/store/inventory/424242', { quantity: 3 }), 404, 'NOT_FOUND');
+      expectBetaError(await staff.put('/store/inventory/99999999999999999999', { quantity: 3 }), 404, 'NOT_FOUND');
     });
 
     it('answers 400 BAD_REQUEST when the id is not a decimal integer', async () => {
-      expectError(await staff.put('/store/inventory/abc', { quantity: 3 }), 400, 'BAD_REQUEST');
+      expectBetaError(await staff.put('/store/inventory/abc', { quantity: 3 }), 400, 'BAD_REQUEST');
     });
 
     it('answers 403 FORBIDDEN to a customer and keeps the stock', async () => {
       const petId = await newPet();
-      expectError(await customer.put(`/store/inventory/${petId}`, { quantity: 9 }), 403, 'FORBIDDEN');
+      expectBetaError(await customer.put(`/store/inventory/${petId}`, { quantity: 9 }), 403, 'FORBIDDEN');
       expect(await seen(petId)).toEqual({ petId, quantity: 1, status: 'available' });
     });
 
     it('answers 401 UNAUTHENTICATED without a key', async () => {
       const res = await t.anon.put('/store/inventory/1', { quantity: 9 });
-      expectError(res, 401, 'UNAUTHENTICATED');
+      expectBetaError(res, 401, 'UNAUTHENTICATED');
     });
 
     it('answers 415 UNSUPPORTED_MEDIA_TYPE to a body that is not JSON', async () => {
@@ -191,7 +169,7 @@ describe('inventory', () => {
         raw: 'quantity=5',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
       });
-      expectError(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
+      expectBetaError(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
     });
 
     it('answers 400 BAD_REQUEST to malformed JSON', async () => {
@@ -200,7 +178,7 @@ describe('inventory', () => {
         raw: '{"quantity": ',
         headers: { 'content-type': 'application/json' },
       });
-      expectError(res, 400, 'BAD_REQUEST');
+      expectBetaError(res, 400, 'BAD_REQUEST');
     });
   });
 
@@ -328,32 +306,32 @@ describe('inventory lists', () => {
     ['limit=ten', 'limit'],
     ['cursor=bogus', 'cursor'],
   ])('answers 400 VALIDATION_FAILED naming the parameter, with X-API-Stability, for %s', async (query, name) => {
-    expectValidation(await customer.get(`/store/inventory?${query}`), name);
+    expectBetaValidation(await customer.get(`/store/inventory?${query}`), name);
   });
 
   it('pages with limit, announcing each next page in Link until the last', async () => {
     const first = await customer.get('/store/inventory?limit=3');
     expect(first.body).toEqual(expected.slice(0, 3));
-    expect(nextLink(first)).toMatch(/^\/store\/inventory\?/);
-    const { pages, items } = await allPages(customer, '/store/inventory?limit=3');
+    expect(strictNextLink(first)).toMatch(/^\/store\/inventory\?/);
+    const { pages, items } = await allPages(customer, '/store/inventory?limit=3', expectBeta);
     expect(pages.map((p) => p.length)).toEqual([3, 3, 1]);
     expect(items).toEqual(expected);
   });
 
   it('keeps the status filter on the next page', async () => {
-    const { pages, items } = await allPages(customer, '/store/inventory?status=available&limit=2');
+    const { pages, items } = await allPages(customer, '/store/inventory?status=available&limit=2', expectBeta);
     expect(pages.map((p) => p.length)).toEqual([2, 1]);
     expect(items).toEqual(expected.filter((e) => e.status === 'available'));
   });
 
   it('announces no next page when the last page is exactly full', async () => {
-    const { pages } = await allPages(customer, '/store/inventory?status=sold,pending&limit=2');
+    const { pages } = await allPages(customer, '/store/inventory?status=sold,pending&limit=2', expectBeta);
     expect(pages.map((p) => p.length)).toEqual([2, 2]);
   });
 
   it('answers 401 UNAUTHENTICATED with X-API-Stability without a key', async () => {
     const res = await t.anon.get('/store/inventory');
-    expectError(res, 401, 'UNAUTHENTICATED');
+    expectBetaError(res, 401, 'UNAUTHENTICATED');
     expect(res.headers.get('www-authenticate')).toBe('ApiKey header="X-API-Key"');
   });
 });

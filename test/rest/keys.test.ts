@@ -5,16 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../support/server.js';
 import type { Res } from '../support/http.js';
+import { expectError } from '../support/assertions.js';
 
 const SECRET = /^psk_(free|pro|business|enterprise)_[0-9A-Za-z]{32,}$/;
-
-function expectError(res: Res, status: number, code: string): void {
-  expect(res.status).toBe(status);
-  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-  expect(res.body).toMatchObject({ code, status });
-  expect(typeof res.body.message).toBe('string');
-  expect(Object.keys(res.body).every((k) => ['code', 'message', 'status', 'details'].includes(k))).toBe(true);
-}
 
 function expectValidation(res: Res, path?: string): void {
   expectError(res, 400, 'VALIDATION_FAILED');

@@ -3,43 +3,11 @@
  * replace, patch, delete, the deprecated GET /pets/{petId} and its sunset, and roles.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Api, type RequestOptions, type Res } from '../support/http.js';
+import type { Api, Res } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
-
-/** The harness client, plus the contract's `API-Version: 1.0.0` checked on every response. */
-class VersionedApi extends Api {
-  override async request<T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<Res<T>> {
-    const res = await super.request<T>(method, path, opts);
-    expect(res.headers.get('api-version'), `API-Version on ${method} ${path} -> ${res.status}`).toBe('1.0.0');
-    return res;
-  }
-}
-const versioned = (api: Api): VersionedApi => new VersionedApi(api.baseUrl, api.defaultKey);
-
-/** Asserts a contract Error object with the given status and code. */
-function expectError(res: Res, status: number, code: string): void {
-  expect(res.status, res.text).toBe(status);
-  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-  expect(res.body).toMatchObject({ code, status });
-  expect(typeof res.body.message).toBe('string');
-  expect(res.body.message.length).toBeGreaterThan(0);
-  expect(Object.keys(res.body).every((k) => ['code', 'message', 'status', 'details'].includes(k))).toBe(true);
-}
-
-/** Asserts 400 VALIDATION_FAILED whose details name `path`. */
-function expectValidation(res: Res, path: string): void {
-  expectError(res, 400, 'VALIDATION_FAILED');
-  expect(Array.isArray(res.body.details)).toBe(true);
-  expect(res.body.details.map((d: { path: string }) => d.path)).toContain(path);
-}
-
-/** The target of `Link: <...>; rel="next"`, or undefined when there is none. */
-function nextLink(res: Res): string | undefined {
-  const link = res.headers.get('link');
-  if (link === null) return undefined;
-  const m = /<([^>]*)>\s*;\s*rel="?next"?/.exec(link);
-  return m?.[1];
-}
+import { expectErrorWithMessage, expectValidationWithMessage } from '../support/assertions.js';
+import { versioned, type VersionedApi } from '../support/clients.js';
+import { nextLink } from '../support/paging.js';
 
 interface Walk {
   pages: any[][];
@@ -165,47 +133,47 @@ describe('pets over REST', () => {
     it('answers 400 VALIDATION_FAILED on /name for a whitespace-only name', async () => {
       const categoryId = await newCategory();
       const res = await staff.post('/pets', { name: '   \t ', categoryId });
-      expectValidation(res, '/name');
+      expectValidationWithMessage(res, '/name');
     });
 
     it('answers 400 VALIDATION_FAILED on /name for an empty name', async () => {
       const categoryId = await newCategory();
-      expectValidation(await staff.post('/pets', { name: '', categoryId }), '/name');
+      expectValidationWithMessage(await staff.post('/pets', { name: '', categoryId }), '/name');
     });
 
     it('answers 400 VALIDATION_FAILED on /name for a 101-character name', async () => {
       const categoryId = await newCategory();
       const res = await staff.post('/pets', { name: 'x'.repeat(101), categoryId });
-      expectValidation(res, '/name');
+      expectValidationWithMessage(res, '/name');
     });
 
     it('answers 400 VALIDATION_FAILED on /id when the body carries an id', async () => {
       const categoryId = await newCategory();
       const res = await staff.post('/pets', { id: 5, name: 'With id', categoryId });
-      expectValidation(res, '/id');
+      expectValidationWithMessage(res, '/id');
     });
 
     it('answers 400 VALIDATION_FAILED naming an unknown field', async () => {
       const categoryId = await newCategory();
       const res = await staff.post('/pets', { name: 'Colourful', categoryId, color: 'brown' });
-      expectValidation(res, '/color');
+      expectValidationWithMessage(res, '/color');
     });
 
     it('answers 400 VALIDATION_FAILED on /categoryId when categoryId is missing', async () => {
       const res = await staff.post('/pets', { name: 'Homeless' });
-      expectValidation(res, '/categoryId');
+      expectValidationWithMessage(res, '/categoryId');
     });
 
     it('answers 400 VALIDATION_FAILED on /status for an unknown initial status', async () => {
       const categoryId = await newCategory();
       const res = await staff.post('/pets', { name: 'Lost', categoryId, status: 'lost' });
-      expectValidation(res, '/status');
+      expectValidationWithMessage(res, '/status');
     });
 
     it('answers 422 UNKNOWN_CATEGORY when categoryId names no category, and creates nothing', async () => {
       const before = await admin.get('/pets?name=Orphan%20of%20nowhere');
       const res = await staff.post('/pets', { name: 'Orphan of nowhere', categoryId: 987654 });
-      expectError(res, 422, 'UNKNOWN_CATEGORY');
+      expectErrorWithMessage(res, 422, 'UNKNOWN_CATEGORY');
       const after = await admin.get('/pets?name=Orphan%20of%20nowhere');
       expect(after.body).toEqual(before.body);
       expect(after.body).toEqual([]);
@@ -283,7 +251,7 @@ describe('pets over REST', () => {
     it('answers 400 VALIDATION_FAILED on ids for more than 100 ids', async () => {
       const ids = Array.from({ length: 101 }, (_, i) => i + 1).join(',');
       const res = await customer.get(`/pets?ids=${ids}`);
-      expectValidation(res, 'ids');
+      expectValidationWithMessage(res, 'ids');
     });
 
     it('combines filters: all must match', async () => {
@@ -308,7 +276,7 @@ describe('pets over REST', () => {
       ['cursor=not-a-cursor', 'cursor'],
     ])('answers 400 VALIDATION_FAILED naming the parameter for %s', async (query, param) => {
       const res = await customer.get(`/pets?${query}`);
-      expectValidation(res, param);
+      expectValidationWithMessage(res, param);
     });
   });
 
@@ -437,7 +405,7 @@ describe('pets over REST', () => {
       const cat = await newCategory();
       const pet = await newPet(cat, 'Available one');
       const res = await staff.put(`/pets/${pet.id}`, { name: 'Sneaky', categoryId: cat, status: 'sold' });
-      expectError(res, 409, 'INVALID_TRANSITION');
+      expectErrorWithMessage(res, 409, 'INVALID_TRANSITION');
       const read = await staff.get(`/pets?ids=${pet.id}`);
       expect(read.body).toEqual([pet]);
     });
@@ -446,7 +414,7 @@ describe('pets over REST', () => {
       const cat = await newCategory();
       const pet = await newPet(cat, 'Mover');
       const res = await staff.put(`/pets/${pet.id}`, { name: 'Mover', categoryId: 987654 });
-      expectError(res, 422, 'UNKNOWN_CATEGORY');
+      expectErrorWithMessage(res, 422, 'UNKNOWN_CATEGORY');
       const read = await staff.get(`/pets?ids=${pet.id}`);
       expect(read.body).toEqual([pet]);
     });
@@ -454,18 +422,18 @@ describe('pets over REST', () => {
     it('answers 400 VALIDATION_FAILED on /name when the full replacement lacks a name', async () => {
       const cat = await newCategory();
       const pet = await newPet(cat);
-      expectValidation(await staff.put(`/pets/${pet.id}`, { categoryId: cat }), '/name');
+      expectValidationWithMessage(await staff.put(`/pets/${pet.id}`, { categoryId: cat }), '/name');
     });
 
     it('answers 400 VALIDATION_FAILED on /id when the body carries an id', async () => {
       const cat = await newCategory();
       const pet = await newPet(cat);
-      expectValidation(await staff.put(`/pets/${pet.id}`, { id: pet.id, name: 'X', categoryId: cat }), '/id');
+      expectValidationWithMessage(await staff.put(`/pets/${pet.id}`, { id: pet.id, name: 'X', categoryId: cat }), '/id');
     });
 
     it('answers 404 NOT_FOUND for a pet that does not exist', async () => {
       const cat = await newCategory();
-      expectError(await staff.put('/pets/987654', { name: 'Ghost', categoryId: cat }), 404, 'NOT_FOUND');
+      expectErrorWithMessage(await staff.put('/pets/987654', { name: 'Ghost', categoryId: cat }), 404, 'NOT_FOUND');
     });
   });
 
@@ -511,7 +479,7 @@ describe('pets over REST', () => {
       const cat = await newCategory();
       const pet = await newPet(cat, 'Fixed');
       const res = await staff.patch(`/pets/${pet.id}`, { status: 'sold' });
-      expectError(res, 409, 'INVALID_TRANSITION');
+      expectErrorWithMessage(res, 409, 'INVALID_TRANSITION');
       expect(res.headers.get('x-api-stability')).toBe('experimental');
       expect((await staff.get(`/pets?ids=${pet.id}`)).body).toEqual([pet]);
     });
@@ -520,7 +488,7 @@ describe('pets over REST', () => {
       const cat = await newCategory();
       const pet = await newPet(cat);
       const res = await staff.patch(`/pets/${pet.id}`, { name: '   ' });
-      expectValidation(res, '/name');
+      expectValidationWithMessage(res, '/name');
       expect(res.headers.get('x-api-stability')).toBe('experimental');
     });
 
@@ -528,7 +496,7 @@ describe('pets over REST', () => {
       const cat = await newCategory();
       const pet = await newPet(cat);
       const res = await staff.patch(`/pets/${pet.id}`, { id: 1 });
-      expectValidation(res, '/id');
+      expectValidationWithMessage(res, '/id');
       expect(res.headers.get('x-api-stability')).toBe('experimental');
     });
 
@@ -536,19 +504,19 @@ describe('pets over REST', () => {
       const cat = await newCategory();
       const pet = await newPet(cat);
       const res = await staff.patch(`/pets/${pet.id}`, { categoryId: 987654 });
-      expectError(res, 422, 'UNKNOWN_CATEGORY');
+      expectErrorWithMessage(res, 422, 'UNKNOWN_CATEGORY');
       expect(res.headers.get('x-api-stability')).toBe('experimental');
     });
 
     it('answers 404 NOT_FOUND, still experimental, for a pet that does not exist', async () => {
       const res = await staff.patch('/pets/987654', { name: 'Ghost' });
-      expectError(res, 404, 'NOT_FOUND');
+      expectErrorWithMessage(res, 404, 'NOT_FOUND');
       expect(res.headers.get('x-api-stability')).toBe('experimental');
     });
 
     it('answers 400 BAD_REQUEST, still experimental, for a path id that is not a decimal integer', async () => {
       const res = await staff.patch('/pets/abc', { name: 'Ghost' });
-      expectError(res, 400, 'BAD_REQUEST');
+      expectErrorWithMessage(res, 400, 'BAD_REQUEST');
       expect(res.headers.get('x-api-stability')).toBe('experimental');
     });
   });
@@ -561,10 +529,10 @@ describe('pets over REST', () => {
       expect(res.status).toBe(204);
       expect(res.text).toBe('');
 
-      expectError(await staff.get(`/pets/${pet.id}`), 404, 'NOT_FOUND');
+      expectErrorWithMessage(await staff.get(`/pets/${pet.id}`), 404, 'NOT_FOUND');
       expect((await staff.get(`/pets?ids=${pet.id}`)).body).toEqual([]);
-      expectError(await staff.get(`/store/inventory/${pet.id}`), 404, 'NOT_FOUND');
-      expectError(await staff.delete(`/pets/${pet.id}`), 404, 'NOT_FOUND');
+      expectErrorWithMessage(await staff.get(`/store/inventory/${pet.id}`), 404, 'NOT_FOUND');
+      expectErrorWithMessage(await staff.delete(`/pets/${pet.id}`), 404, 'NOT_FOUND');
     });
 
     it('never reuses a deleted pet id', async () => {
@@ -582,7 +550,7 @@ describe('pets over REST', () => {
       expect(order.status, order.text).toBe(201);
 
       const res = await staff.delete(`/pets/${pet.id}`);
-      expectError(res, 409, 'PET_HAS_OPEN_ORDERS');
+      expectErrorWithMessage(res, 409, 'PET_HAS_OPEN_ORDERS');
       const read = await staff.get(`/pets?ids=${pet.id}`);
       expect(read.body).toEqual([{ ...pet, status: 'pending' }]);
 
@@ -594,16 +562,16 @@ describe('pets over REST', () => {
   describe('path ids', () => {
     it.each(['abc', '1.5'])('answers 400 BAD_REQUEST for petId %s on PUT and DELETE', async (id) => {
       const cat = await newCategory();
-      expectError(await staff.put(`/pets/${id}`, { name: 'X', categoryId: cat }), 400, 'BAD_REQUEST');
-      expectError(await staff.delete(`/pets/${id}`), 400, 'BAD_REQUEST');
+      expectErrorWithMessage(await staff.put(`/pets/${id}`, { name: 'X', categoryId: cat }), 400, 'BAD_REQUEST');
+      expectErrorWithMessage(await staff.delete(`/pets/${id}`), 400, 'BAD_REQUEST');
     });
 
     it.each(['0', '99999999999999999999'])('answers 404 NOT_FOUND for the well-formed petId %s on GET, PUT, PATCH and DELETE', async (id) => {
       const cat = await newCategory();
-      expectError(await staff.get(`/pets/${id}`), 404, 'NOT_FOUND');
-      expectError(await staff.put(`/pets/${id}`, { name: 'X', categoryId: cat }), 404, 'NOT_FOUND');
-      expectError(await staff.patch(`/pets/${id}`, { name: 'X' }), 404, 'NOT_FOUND');
-      expectError(await staff.delete(`/pets/${id}`), 404, 'NOT_FOUND');
+      expectErrorWithMessage(await staff.get(`/pets/${id}`), 404, 'NOT_FOUND');
+      expectErrorWithMessage(await staff.put(`/pets/${id}`, { name: 'X', categoryId: cat }), 404, 'NOT_FOUND');
+      expectErrorWithMessage(await staff.patch(`/pets/${id}`, { name: 'X' }), 404, 'NOT_FOUND');
+      expectErrorWithMessage(await staff.delete(`/pets/${id}`), 404, 'NOT_FOUND');
     });
   });
 
@@ -619,13 +587,13 @@ describe('pets over REST', () => {
 
     it('carries the deprecation headers on 404 NOT_FOUND', async () => {
       const res = await customer.get('/pets/987654');
-      expectError(res, 404, 'NOT_FOUND');
+      expectErrorWithMessage(res, 404, 'NOT_FOUND');
       expectDeprecationHeaders(res, '987654');
     });
 
     it.each(['abc', '1.5'])('carries the deprecation headers on 400 BAD_REQUEST for petId %s', async (id) => {
       const res = await customer.get(`/pets/${id}`);
-      expectError(res, 400, 'BAD_REQUEST');
+      expectErrorWithMessage(res, 400, 'BAD_REQUEST');
       expectDeprecationHeaders(res, id);
     });
 
@@ -659,12 +627,12 @@ describe('pets over REST', () => {
     });
 
     it('answers 403 FORBIDDEN to a customer key that creates, replaces, patches or deletes a pet, and changes nothing', async () => {
-      expectError(await customer.post('/pets', { name: 'Not mine', categoryId: cat }), 403, 'FORBIDDEN');
-      expectError(await customer.put(`/pets/${pet.id}`, { name: 'Not mine', categoryId: cat }), 403, 'FORBIDDEN');
+      expectErrorWithMessage(await customer.post('/pets', { name: 'Not mine', categoryId: cat }), 403, 'FORBIDDEN');
+      expectErrorWithMessage(await customer.put(`/pets/${pet.id}`, { name: 'Not mine', categoryId: cat }), 403, 'FORBIDDEN');
       const patch = await customer.patch(`/pets/${pet.id}`, { name: 'Not mine' });
-      expectError(patch, 403, 'FORBIDDEN');
+      expectErrorWithMessage(patch, 403, 'FORBIDDEN');
       expect(patch.headers.get('x-api-stability')).toBe('experimental');
-      expectError(await customer.delete(`/pets/${pet.id}`), 403, 'FORBIDDEN');
+      expectErrorWithMessage(await customer.delete(`/pets/${pet.id}`), 403, 'FORBIDDEN');
 
       expect((await customer.get(`/pets?categoryId=${cat}`)).body).toEqual([pet]);
     });
@@ -702,13 +670,13 @@ describe('GET /pets/{petId} after its sunset', () => {
 
   it('answers 410 GONE for an existing pet, with the configured Sunset', async () => {
     const res = await staff.get(`/pets/${pet.id}`);
-    expectError(res, 410, 'GONE');
+    expectErrorWithMessage(res, 410, 'GONE');
     expectDeprecationHeaders(res, String(pet.id), sunset, '2026-01-01');
   });
 
   it('answers 410 GONE for an id that names no pet', async () => {
     const res = await staff.get('/pets/987654');
-    expectError(res, 410, 'GONE');
+    expectErrorWithMessage(res, 410, 'GONE');
     expectDeprecationHeaders(res, '987654', sunset, '2026-01-01');
   });
 
@@ -740,7 +708,7 @@ describe('GET /pets/{petId} as the clock passes the sunset instant', () => {
 
     t.clock.advance(31_000);
     const after = await staff.get(`/pets/${pet.id}`);
-    expectError(after, 410, 'GONE');
+    expectErrorWithMessage(after, 410, 'GONE');
     expectDeprecationHeaders(after, String(pet.id), 'Mon, 23 Nov 2026 12:00:30 GMT', '2026-11-23');
   });
 });

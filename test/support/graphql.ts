@@ -1,9 +1,10 @@
 /**
- * GraphQL helpers for the test files in this folder. Requests go through the `Api` client, so
- * every /graphql response is also checked against the /graphql operations of schema/openapi.yaml.
+ * GraphQL helpers for the test files (the GraphQL suites and the limit suites). Requests go through
+ * the `Api` client, so every /graphql response is also checked against the /graphql operations of
+ * schema/openapi.yaml.
  */
 import { expect } from 'vitest';
-import type { Api, RequestOptions, Res } from '../support/http.js';
+import type { Api, RequestOptions, Res } from './http.js';
 
 export interface GqlError {
   message: string;
