@@ -10,96 +10,25 @@
  * Every process has a hard SIGKILL timeout and is killed in afterAll at the latest; every loop
  * is bounded in requests and time.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { LISTENING, ServerProcess, exitWithin } from '../support/process.js';
 import { createServices } from '../../src/service/services.js';
 import type { Principal } from '../../src/service/records.js';
 import { openPersistentStore } from '../../src/store/persistent-store.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const HARD_TIMEOUT_MS = 20_000;
 const ADMIN_KEY = 'psk_enterprise_Kill9AdminKey0123456789abcdefghijKLMNOPQ';
-const LISTENING = /^listening on http:\/\/127\.0\.0\.1:(\d+)$/m;
-
-interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
-/** One spawned server process, its output and its exit. */
-class ServerProcess {
-  readonly child: ChildProcess;
-  stdout = '';
-  stderr = '';
-  readonly exited: Promise<Exit>;
-  private readonly hardTimeout: NodeJS.Timeout;
-  private waiters: (() => void)[] = [];
-
-  constructor(dataDir: string) {
-    this.child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? tmpdir(),
-        TMPDIR: process.env.TMPDIR ?? tmpdir(),
-        PORT: '0',
-        HOST: '127.0.0.1',
-        PETSTORE_DATA_DIR: dataDir,
-        PETSTORE_ADMIN_KEY: ADMIN_KEY,
-        PETSTORE_SEED: 'false',
-        PETSTORE_LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    this.child.stdout!.setEncoding('utf8').on('data', (s: string) => {
-      this.stdout += s;
-      this.wake();
-    });
-    this.child.stderr!.setEncoding('utf8').on('data', (s: string) => (this.stderr += s));
-    this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
-    void this.exited.then(() => this.wake());
-    this.hardTimeout = setTimeout(() => this.kill(), HARD_TIMEOUT_MS);
-    this.hardTimeout.unref();
-  }
-
-  get running(): boolean {
-    return this.child.exitCode === null && this.child.signalCode === null;
-  }
-
-  /** The port from the listening line; rejects if the process ends first. */
-  async port(): Promise<number> {
-    for (;;) {
-      const m = LISTENING.exec(this.stdout);
-      if (m) return Number(m[1]);
-      if (!this.running) throw new Error(`server exited before listening:\n${this.stdout}\n${this.stderr}`);
-      await new Promise<void>((resolve) => this.waiters.push(resolve));
-    }
-  }
-
-  kill(signal: NodeJS.Signals = 'SIGKILL'): void {
-    if (signal === 'SIGKILL') clearTimeout(this.hardTimeout);
-    if (this.running) this.child.kill(signal);
-  }
-
-  private wake(): void {
-    const w = this.waiters;
-    this.waiters = [];
-    for (const f of w) f();
-  }
-}
 
 const processes: ServerProcess[] = [];
 const tempDirs: string[] = [];
 
 function start(dataDir: string): ServerProcess {
-  const p = new ServerProcess(dataDir);
+  const p = new ServerProcess({ PETSTORE_DATA_DIR: dataDir, PETSTORE_ADMIN_KEY: ADMIN_KEY, PETSTORE_SEED: 'false' }, HARD_TIMEOUT_MS);
   processes.push(p);
   return p;
 }
@@ -114,14 +43,6 @@ afterAll(() => {
   for (const p of processes) p.kill();
   for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
 });
-
-/** Waits for an exit, failing after `ms` instead of hanging. */
-async function exitWithin(p: ServerProcess, ms: number): Promise<Exit> {
-  const timer = delay(ms).then(() => 'timeout' as const);
-  const result = await Promise.race([p.exited, timer]);
-  if (result === 'timeout') throw new Error(`process did not exit within ${ms} ms:\n${p.stdout}\n${p.stderr}`);
-  return result;
-}
 
 interface Reply {
   status: number;
@@ -351,7 +272,7 @@ describe('a damaged data directory stops start-up', () => {
       const exit = await exitWithin(p, 10_000);
       expect(exit.signal).toBeNull();
       expect(exit.code).not.toBe(0);
-      expect(p.stdout).not.toMatch(LISTENING);
+      expect(p.lines().some((l) => LISTENING.test(l))).toBe(false);
       expect(p.stderr).toContain(join(dir, file));
     } finally {
       p.kill();

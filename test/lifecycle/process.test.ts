@@ -7,7 +7,6 @@
  * Starting the real process costs seconds, so every process is launched at once in beforeAll and
  * the tests then inspect their own. Each has a hard timeout and is killed in afterAll at the latest.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
@@ -15,94 +14,12 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LISTENING, ServerProcess, exitWithin } from '../support/process.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const HARD_TIMEOUT_MS = 40_000;
 const ENV_ADMIN_KEY = 'psk_enterprise_ProcessTestAdminKey0123456789abcdefXYZ';
-const LISTENING = /^listening on http:\/\/127\.0\.0\.1:(\d+)$/;
 const ADMIN_KEY_LINE = /^admin key: (psk_enterprise_[A-Za-z0-9]{32,})$/;
-
-interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
-/** One spawned server process, its output so far and its exit. */
-class ServerProcess {
-  readonly child: ChildProcess;
-  stdout = '';
-  stderr = '';
-  readonly exited: Promise<Exit>;
-  private readonly hardTimeout: NodeJS.Timeout;
-  private waiters: (() => void)[] = [];
-
-  constructor(env: Record<string, string>) {
-    this.child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? tmpdir(),
-        TMPDIR: process.env.TMPDIR ?? tmpdir(),
-        PORT: '0',
-        HOST: '127.0.0.1',
-        PETSTORE_LOG_LEVEL: 'warn',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    this.child.stdout!.setEncoding('utf8').on('data', (s: string) => {
-      this.stdout += s;
-      this.wake();
-    });
-    this.child.stderr!.setEncoding('utf8').on('data', (s: string) => (this.stderr += s));
-    this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
-    void this.exited.then(() => this.wake());
-    this.hardTimeout = setTimeout(() => this.kill(), HARD_TIMEOUT_MS);
-    this.hardTimeout.unref();
-  }
-
-  /** Complete lines written to standard output so far. */
-  lines(): string[] {
-    const all = this.stdout.split('\n');
-    all.pop();
-    return all;
-  }
-
-  get running(): boolean {
-    return this.child.exitCode === null && this.child.signalCode === null;
-  }
-
-  /** Resolves with the port once the listening line is out; rejects if the process ends first. */
-  async port(): Promise<number> {
-    for (;;) {
-      const line = this.lines().find((l) => LISTENING.test(l));
-      if (line) return Number(LISTENING.exec(line)![1]);
-      if (!this.running) throw new Error(`server exited before listening:\n${this.stdout}\n${this.stderr}`);
-      await new Promise<void>((resolve) => this.waiters.push(resolve));
-    }
-  }
-
-  kill(): void {
-    clearTimeout(this.hardTimeout);
-    if (this.running) this.child.kill('SIGKILL');
-  }
-
-  private wake(): void {
-    const w = this.waiters;
-    this.waiters = [];
-    for (const f of w) f();
-  }
-}
-
-/** Waits for an exit, failing after `ms` instead of hanging. */
-async function exitWithin(p: ServerProcess, ms: number): Promise<Exit> {
-  const timer = delay(ms).then(() => 'timeout' as const);
-  const result = await Promise.race([p.exited, timer]);
-  if (result === 'timeout') throw new Error(`process did not exit within ${ms} ms:\n${p.stdout}\n${p.stderr}`);
-  return result;
-}
 
 interface Reply {
   status: number;
@@ -161,7 +78,7 @@ const dataDir = (): string => {
 
 const processes: ServerProcess[] = [];
 const start = (env: Record<string, string>): ServerProcess => {
-  const p = new ServerProcess(env);
+  const p = new ServerProcess(env, HARD_TIMEOUT_MS);
   processes.push(p);
   return p;
 };

@@ -1,0 +1,91 @@
+/**
+ * The real server as a child process (`node --import tsx src/main.ts`) on an ephemeral
+ * loopback port: its output, its port, its exit. Every process gets a hard SIGKILL timeout.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { setTimeout as delay } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const LISTENING = /^listening on http:\/\/127\.0\.0\.1:(\d+)$/;
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export class ServerProcess {
+  readonly child: ChildProcess;
+  stdout = '';
+  stderr = '';
+  readonly exited: Promise<Exit>;
+  private readonly hardTimeout: NodeJS.Timeout;
+  private waiters: (() => void)[] = [];
+
+  /** `env` is added to PORT=0, HOST=127.0.0.1 and PETSTORE_LOG_LEVEL=warn. */
+  constructor(env: Record<string, string>, hardTimeoutMs = 40_000) {
+    this.child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? tmpdir(),
+        TMPDIR: process.env.TMPDIR ?? tmpdir(),
+        PORT: '0',
+        HOST: '127.0.0.1',
+        PETSTORE_LOG_LEVEL: 'warn',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child.stdout!.setEncoding('utf8').on('data', (s: string) => {
+      this.stdout += s;
+      this.wake();
+    });
+    this.child.stderr!.setEncoding('utf8').on('data', (s: string) => (this.stderr += s));
+    this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
+    void this.exited.then(() => this.wake());
+    this.hardTimeout = setTimeout(() => this.kill(), hardTimeoutMs);
+    this.hardTimeout.unref();
+  }
+
+  /** Complete lines written to standard output so far. */
+  lines(): string[] {
+    const all = this.stdout.split('\n');
+    all.pop();
+    return all;
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Resolves with the port once the listening line is out; rejects if the process ends first. */
+  async port(): Promise<number> {
+    for (;;) {
+      const line = this.lines().find((l) => LISTENING.test(l));
+      if (line) return Number(LISTENING.exec(line)![1]);
+      if (!this.running) throw new Error(`server exited before listening:\n${this.stdout}\n${this.stderr}`);
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+  }
+
+  kill(signal: NodeJS.Signals = 'SIGKILL'): void {
+    if (signal === 'SIGKILL') clearTimeout(this.hardTimeout);
+    if (this.running) this.child.kill(signal);
+  }
+
+  private wake(): void {
+    const w = this.waiters;
+    this.waiters = [];
+    for (const f of w) f();
+  }
+}
+
+/** Waits for an exit, failing after `ms` instead of hanging. */
+export async function exitWithin(p: ServerProcess, ms: number): Promise<Exit> {
+  const timer = delay(ms).then(() => 'timeout' as const);
+  const result = await Promise.race([p.exited, timer]);
+  if (result === 'timeout') throw new Error(`process did not exit within ${ms} ms:\n${p.stdout}\n${p.stderr}`);
+  return result;
+}
