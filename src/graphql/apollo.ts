@@ -4,6 +4,7 @@
  * limits, and extensions that tell browser clients their cost and rate-limit budget.
  */
 import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLSchema } from 'graphql';
 import type { Contract } from '../contract/openapi.js';
@@ -36,6 +37,8 @@ export async function createApollo(opts: ApolloOptions): Promise<ApolloServer<Gr
     csrfPrevention: true,
     introspection: true,
     plugins: [
+      // Cache hints are unused here, and computing them wraps every field resolver.
+      ApolloServerPluginCacheControlDisabled(),
       complexityPlugin(opts.maxCost),
       {
         async requestDidStart() {
