@@ -56,9 +56,16 @@ async function main(): Promise<void> {
     limiter: new RateLimiter({ clock }),
     banThresholds: { threshold: config.banThreshold, windowSeconds: config.banWindowSeconds },
   });
-  const server = createServer(app.callback());
-  server.requestTimeout = config.requestTimeoutMs;
-  server.headersTimeout = Math.min(60_000, config.requestTimeoutMs);
+  // A request whose body has not fully arrived within the timeout is cut off (408). Node checks
+  // at `connectionsCheckingInterval`, so that must be well under the timeout to be exact.
+  const server = createServer(
+    {
+      requestTimeout: config.requestTimeoutMs,
+      headersTimeout: Math.min(60_000, config.requestTimeoutMs),
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(config.requestTimeoutMs / 10))),
+    },
+    app.callback(),
+  );
 
   const sweep = setInterval(() => void services.idempotency.sweep().catch((err) => logger.error({ err }, 'idempotency sweep failed')), 60 * 60 * 1000);
   sweep.unref();

@@ -252,3 +252,28 @@ describe('start-up with a bad configuration value', { timeout: 45_000 }, () => {
     });
   }
 });
+
+describe('a request body that does not arrive in time', { timeout: 45_000 }, () => {
+  it('is cut off after PETSTORE_REQUEST_TIMEOUT_MS with 408 and the connection closed', async () => {
+    const p = start({ PETSTORE_DATA_DIR: dataDir(), PETSTORE_ADMIN_KEY: ENV_ADMIN_KEY, PETSTORE_SEED: 'false', PETSTORE_REQUEST_TIMEOUT_MS: '1000' });
+    try {
+      const port = await p.port();
+      const socket = connect(port, '127.0.0.1');
+      await once(socket, 'connect');
+      const started = Date.now();
+      // Headers promise 20 bytes of body; only 8 ever come.
+      socket.write(
+        `POST /categories HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${ENV_ADMIN_KEY}\r\nContent-Type: application/json\r\nContent-Length: 20\r\n\r\n{"name":`,
+      );
+      let reply = '';
+      socket.setEncoding('utf8').on('data', (d: string) => (reply += d));
+      await once(socket, 'close');
+      const elapsed = Date.now() - started;
+      expect(reply.split('\r\n')[0]).toBe('HTTP/1.1 408 Request Timeout');
+      expect(elapsed).toBeGreaterThanOrEqual(900);
+      expect(elapsed).toBeLessThan(10_000);
+    } finally {
+      p.kill();
+    }
+  });
+});
