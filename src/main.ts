@@ -2,6 +2,7 @@
  * The composition root: read config, build the store, services and app, listen, and shut
  * down gracefully on SIGTERM/SIGINT (stop accepting, finish requests in flight, close the store).
  */
+import './production-mode.js';
 import { createServer } from 'node:http';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';

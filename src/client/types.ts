@@ -1,0 +1,68 @@
+/**
+ * Types of the client, all derived from the generated `paths` and `components` of
+ * schema/openapi.yaml (src/client/openapi-types.ts): nothing here re-types a record by hand.
+ */
+import type { components, paths } from './openapi-types.js';
+
+type Schemas = components['schemas'];
+
+// The records and inputs of the REST surface, as the OpenAPI document defines them.
+export type Pet = Schemas['Pet'];
+export type NewPet = Schemas['NewPet'];
+export type PetPatch = Schemas['PetPatch'];
+export type PetStatus = Schemas['PetStatus'];
+export type Category = Schemas['Category'];
+export type NewCategory = Schemas['NewCategory'];
+export type Order = Schemas['Order'];
+export type NewOrder = Schemas['NewOrder'];
+export type OrderPatch = Schemas['OrderPatch'];
+export type InventoryItem = Schemas['InventoryItem'];
+export type InventoryUpdate = Schemas['InventoryUpdate'];
+export type Key = Schemas['Key'];
+export type KeyCreated = Schemas['KeyCreated'];
+export type NewKey = Schemas['NewKey'];
+export type Role = Schemas['Role'];
+export type Plan = Schemas['Plan'];
+/** The REST error body `{ code, message, status, details? }`. */
+export type ErrorBody = Schemas['Error'];
+/** Every error code the contract defines (CONTRACT section 8). */
+export type ErrorCode = ErrorBody['code'];
+/** One entry of `details`: `{ path, message }`. */
+export type ErrorDetail = NonNullable<ErrorBody['details']>[number];
+
+// Machinery that reads an operation's inputs and outputs off `paths`.
+
+export type HttpMethod = 'get' | 'put' | 'post' | 'patch' | 'delete';
+export type ApiPath = keyof paths;
+/** The methods a path has in the document. */
+export type MethodOf<P extends ApiPath> = {
+  [M in HttpMethod]: [NonNullable<paths[P][M]>] extends [never] ? never : M;
+}[HttpMethod];
+/** The generated operation object at a path and method. */
+export type OperationAt<P extends ApiPath, M extends MethodOf<P>> = NonNullable<paths[P][M]>;
+
+type ResponsesOf<O> = O extends { responses: infer R } ? R : never;
+type JsonOf<R> = R extends { content: { 'application/json': infer B } } ? B : undefined;
+type SuccessStatus = 200 | 201 | 202 | 204;
+
+/** The body of the operation's success response (`undefined` for 204). */
+export type SuccessBody<O> = {
+  [S in keyof ResponsesOf<O>]: S extends SuccessStatus ? JsonOf<ResponsesOf<O>[S]> : never;
+}[keyof ResponsesOf<O>];
+/** The JSON request body of the operation, or never when it takes none. */
+export type RequestBody<O> = O extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;
+/** The path parameters of the operation, or never when it has none. */
+export type PathParams<O> = O extends { parameters: { path: infer P } } ? P : never;
+/** The query parameters of the operation, or never when it has none. */
+export type QueryParams<O> = O extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
+/** The element type of a list operation's success body. */
+export type ItemOf<O> = SuccessBody<O> extends (infer T)[] ? T : never;
+
+// Shorthands by path and method, used by the client's method signatures.
+export type Body<P extends ApiPath, M extends MethodOf<P>> = RequestBody<OperationAt<P, M>>;
+export type Query<P extends ApiPath, M extends MethodOf<P>> = QueryParams<OperationAt<P, M>>;
+export type Ok<P extends ApiPath, M extends MethodOf<P>> = SuccessBody<OperationAt<P, M>>;
+export type Item<P extends ApiPath, M extends MethodOf<P>> = ItemOf<OperationAt<P, M>>;
+export type Param<P extends ApiPath, M extends MethodOf<P>, N extends keyof PathParams<OperationAt<P, M>>> = PathParams<
+  OperationAt<P, M>
+>[N];
