@@ -32,6 +32,8 @@ export async function createApollo(opts: ApolloOptions): Promise<ApolloServer<Gr
   const apollo = new ApolloServer<GraphQLContext>({
     schema: buildSchema(opts.contract),
     formatError,
+    // Compact JSON: Apollo's default pretty-prints every response (bigger and slower).
+    stringifyResult: (value) => JSON.stringify(value),
     includeStacktraceInErrorResponses: opts.development ?? false,
     allowBatchedHttpRequests: false,
     csrfPrevention: true,
