@@ -11,6 +11,7 @@ import type { Contract } from '../contract/openapi.js';
 import { complexityPlugin } from './complexity.js';
 import type { GraphQLContext } from './context.js';
 import { formatError } from './format-error.js';
+import { KnownOperationTypes } from './known-operation-types.js';
 import { createInputChecker } from './inputs.js';
 import { createResolvers } from './resolvers.js';
 
@@ -36,6 +37,9 @@ export async function createApollo(opts: ApolloOptions): Promise<ApolloServer<Gr
     stringifyResult: (value) => JSON.stringify(value),
     includeStacktraceInErrorResponses: opts.development ?? false,
     allowBatchedHttpRequests: false,
+    // Not in the contract; Apollo would answer a miss with HTTP 200 (koa-graphql.ts refuses them first).
+    persistedQueries: false,
+    validationRules: [KnownOperationTypes],
     csrfPrevention: true,
     introspection: true,
     plugins: [

@@ -12,9 +12,6 @@ import { STATUS_OF } from '../http/error-map.js';
 const APOLLO_CODES: Record<string, number> = {
   GRAPHQL_PARSE_FAILED: 400,
   GRAPHQL_VALIDATION_FAILED: 400,
-  PERSISTED_QUERY_NOT_FOUND: 400,
-  PERSISTED_QUERY_NOT_SUPPORTED: 400,
-  OPERATION_RESOLUTION_FAILURE: 400,
 };
 
 export interface Mapped {
@@ -38,6 +35,7 @@ export function mapError(error: unknown, formatted?: GraphQLFormattedError): Map
   if (code && code in APOLLO_CODES) return { message, code, status: APOLLO_CODES[code]! };
   if (code && code in STATUS_OF) return { message, code, status: STATUS_OF[code as ErrorCode] };
   if (code === 'BAD_USER_INPUT') return { message, code: 'VALIDATION_FAILED', status: 400 };
+  // An operationName the document does not define, and the like: a malformed request.
   if (code === 'BAD_REQUEST' || (httpStatus !== undefined && httpStatus >= 400 && httpStatus < 500)) {
     return { message, code: 'BAD_REQUEST', status: 400 };
   }

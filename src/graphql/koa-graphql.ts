@@ -43,6 +43,9 @@ export function graphqlMiddleware(opts: GraphQLMountOptions): Middleware<AppStat
           if (Array.isArray(body)) throw new BadRequestError('Batched GraphQL requests are not supported; send one operation per request.');
           if (!body || typeof body !== 'object') throw new BadRequestError('The body must be a JSON object with a query.');
         }
+        if (asksForPersistedQuery(body, ctx.query.extensions)) {
+          throw new BadRequestError('Persisted queries are not supported; send the whole query.');
+        }
         const headers = new HeaderMap();
         for (const [k, v] of Object.entries(ctx.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
         // Every response with a body is application/json (CONTRACT section 8), whatever Apollo would negotiate.
@@ -81,4 +84,11 @@ function withRateLimit(text: string, rateLimit: AppState['rateLimit']): string {
   } catch {
     return text;
   }
+}
+
+/** Whether a request uses Apollo's automatic persisted queries (body or GET `extensions`). */
+function asksForPersistedQuery(body: unknown, getExtensions: unknown): boolean {
+  const ext = (body as { extensions?: unknown } | undefined)?.extensions;
+  if (ext && typeof ext === 'object' && 'persistedQuery' in ext) return true;
+  return typeof getExtensions === 'string' && getExtensions.includes('persistedQuery');
 }

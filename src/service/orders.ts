@@ -12,7 +12,7 @@ import {
   UnknownPetError,
 } from './errors.js';
 import { pageOf, type Page, type PageRequest } from './paging.js';
-import { statusAfterCancel, statusAfterCompletion, statusAfterOrder } from './pet-status.js';
+import { statusAfterCancel, statusAfterCompletion, statusAfterOrder, stockAfterReturn } from './pet-status.js';
 import { toOrder, type Order, type OrderRecord, type Principal } from './records.js';
 import type { Clock } from './clock.js';
 import type { Store, StoreTx } from '../store/store.js';
@@ -115,7 +115,7 @@ export class OrderService {
       const order = await openOrder(tx, actor, id);
       const pet = await tx.getPet(order.petId);
       if (pet) {
-        const stock = pet.stock + order.quantity;
+        const stock = stockAfterReturn(pet.stock, order.quantity);
         await tx.putPet({ ...pet, stock, status: statusAfterCancel(pet.status, stock) });
       }
       await tx.deleteOrder(id);

@@ -6,7 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../store/memory-store.js';
 import {
+  MAX_STOCK,
   initialStock,
+  stockAfterReturn,
   statusAfterCancel,
   statusAfterCompletion,
   statusAfterOrder,
@@ -141,5 +143,17 @@ describe('pet status through the service layer', () => {
     // The run really visited every status and met refusals, so the invariant was tested where it matters.
     expect([...seen].sort()).toEqual(['available', 'pending', 'sold']);
     expect(refusals).toBeGreaterThan(0);
+  });
+});
+
+describe('stockAfterReturn', () => {
+  it('adds the returned units to the stock', () => {
+    expect(stockAfterReturn(3, 2)).toBe(5);
+  });
+
+  it('caps the stock at 1,000,000, the largest inventory quantity', () => {
+    expect(MAX_STOCK).toBe(1_000_000);
+    expect(stockAfterReturn(1_000_000, 1)).toBe(1_000_000);
+    expect(stockAfterReturn(999_999, 5)).toBe(1_000_000);
   });
 });

@@ -5,6 +5,17 @@
  */
 import type { PetStatus } from './records.js';
 
+/** Inventory quantities are 0-1,000,000 (CONTRACT section 2). */
+export const MAX_STOCK = 1_000_000;
+
+/**
+ * Stock after a cancelled order returns `quantity` units. Capped at MAX_STOCK, so a stock set to
+ * the maximum while orders were open stays a valid inventory quantity.
+ */
+export function stockAfterReturn(stock: number, quantity: number): number {
+  return Math.min(MAX_STOCK, stock + quantity);
+}
+
 /** Stock a new pet starts with for its initial status. */
 export function initialStock(status: PetStatus): number {
   return status === 'available' ? 1 : 0;
