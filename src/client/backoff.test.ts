@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decideRetry, fullJitterDelay, parseRetryAfter, type RetryPolicy } from './backoff.js';
-import { createClient, nextLink, type FetchLike } from './client.js';
+import { createClient, type FetchLike } from './client.js';
+import { nextLink } from './wire.js';
 import { ApiError } from './errors.js';
 
 /** A deterministic stream of numbers in [0, 1). */

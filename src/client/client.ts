@@ -7,208 +7,28 @@
  * the client lacks. Uses the global fetch only, so it runs in Node 20 and in browsers.
  */
 import { decideRetry, parseRetryAfter, type Outcome, type RetryPolicy } from './backoff.js';
+import type { ClientOptions, FetchLike, Page, PetStoreClient, PostOptions, Reply, RequestOptions } from './client-types.js';
 import { ApiError, isErrorBody } from './errors.js';
+import { defaultSleep, newIdempotencyKey, nextLink, nonNegative, queryString, readBody, type QueryValue } from './wire.js';
 import type { operations, paths } from './openapi-types.js';
 import type {
   ApiPath,
-  Body,
-  Category,
   HttpMethod,
-  InventoryItem,
-  Item,
   ItemOf,
-  Key,
   MethodOf,
   Ok,
   OperationAt,
   PathParams,
   QueryParams,
   RequestBody,
-  Order,
-  Param,
-  Pet,
-  Query,
 } from './types.js';
 
-/** The subset of fetch the client calls. */
-export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
-
-export interface ClientOptions {
-  /** Where the API is served, e.g. `http://127.0.0.1:3000` (paths are appended to it). */
-  baseUrl: string;
-  /** The API key secret, sent as `X-API-Key`. */
-  apiKey: string;
-  /** The fetch to use; defaults to the global one. */
-  fetch?: FetchLike;
-  /** Retries after the first attempt, for 429 RATE_LIMITED, 5xx and network errors. Default 3. */
-  maxRetries?: number;
-  /** Full-jitter backoff base, when no `Retry-After` says how long to wait. Default 200 ms. */
-  baseDelayMs?: number;
-  /** Full-jitter backoff ceiling. Default 10,000 ms. */
-  maxDelayMs?: number;
-  /**
-   * The longest `Retry-After` the client waits out before retrying by itself. A longer one (e.g. a
-   * daily quota) fails the call at once with an ApiError whose `retryAt` says when to come back.
-   * Default 60,000 ms.
-   */
-  maxRetryAfterMs?: number;
-  /** A number in [0, 1) for the jitter. Default Math.random. */
-  random?: () => number;
-  /** Waits before a retry. Default: setTimeout, cut short (rejecting) when the call's signal aborts. */
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** The time in ms since the epoch, for `retryAt` and `bannedUntil`. Default Date.now. */
-  now?: () => number;
-}
-
-export interface RequestOptions {
-  /** Aborts the call, including a wait between retries. */
-  signal?: AbortSignal;
-  /** Extra request headers. */
-  headers?: Record<string, string>;
-}
-
-export interface PostOptions extends RequestOptions {
-  /**
-   * The `Idempotency-Key` to send (1-255 visible ASCII characters). By default a fresh
-   * crypto.randomUUID() per call, reused on every retry of that call. Pass your own to make a
-   * retry across calls (or processes) safe too.
-   */
-  idempotencyKey?: string;
-}
-
-/** One page of a list. */
-export interface Page<T> {
-  items: T[];
-  /** Absolute URL of the next page (from `Link: <...>; rel="next"`), undefined on the last page. */
-  next: string | undefined;
-  /** The `cursor` of the next page, to resume later with `{ cursor }`; undefined on the last page. */
-  nextCursor: string | undefined;
-}
-
-/** What a successful request returned. */
-interface Reply<T> {
-  status: number;
-  attempts: number;
-  headers: Headers;
-  body: T;
-  url: string;
-}
-
-export interface PetStoreClient {
-  // Pets
-  /** `GET /pets`: one page of pets. */
-  listPets(query?: Query<'/pets', 'get'>, options?: RequestOptions): Promise<Page<Item<'/pets', 'get'>>>;
-  /** Every pet matching `query`, following `Link: rel="next"` page by page. */
-  iteratePets(query?: Query<'/pets', 'get'>, options?: RequestOptions): AsyncGenerator<Pet, void, undefined>;
-  /** `POST /pets`. */
-  createPet(body: Body<'/pets', 'post'>, options?: PostOptions): Promise<Ok<'/pets', 'post'>>;
-  /**
-   * `GET /pets/{petId}`.
-   * @deprecated The operation is deprecated and answers 410 GONE after its sunset (2027-06-30);
-   * use `listPets({ ids: [petId] })`.
-   */
-  getPet(petId: Param<'/pets/{petId}', 'get', 'petId'>, options?: RequestOptions): Promise<Ok<'/pets/{petId}', 'get'>>;
-  /** `PUT /pets/{petId}` (full replace). */
-  replacePet(
-    petId: Param<'/pets/{petId}', 'put', 'petId'>,
-    body: Body<'/pets/{petId}', 'put'>,
-    options?: RequestOptions,
-  ): Promise<Ok<'/pets/{petId}', 'put'>>;
-  /** `PATCH /pets/{petId}` (experimental). */
-  updatePet(
-    petId: Param<'/pets/{petId}', 'patch', 'petId'>,
-    body: Body<'/pets/{petId}', 'patch'>,
-    options?: RequestOptions,
-  ): Promise<Ok<'/pets/{petId}', 'patch'>>;
-  /** `DELETE /pets/{petId}`. */
-  deletePet(petId: Param<'/pets/{petId}', 'delete', 'petId'>, options?: RequestOptions): Promise<void>;
-
-  // Categories
-  /** `GET /categories`: one page of categories. */
-  listCategories(query?: Query<'/categories', 'get'>, options?: RequestOptions): Promise<Page<Item<'/categories', 'get'>>>;
-  /** Every category, following `Link: rel="next"`. */
-  iterateCategories(query?: Query<'/categories', 'get'>, options?: RequestOptions): AsyncGenerator<Category, void, undefined>;
-  /** `POST /categories`. */
-  createCategory(body: Body<'/categories', 'post'>, options?: PostOptions): Promise<Ok<'/categories', 'post'>>;
-  /** `GET /categories/{categoryId}`. */
-  getCategory(
-    categoryId: Param<'/categories/{categoryId}', 'get', 'categoryId'>,
-    options?: RequestOptions,
-  ): Promise<Ok<'/categories/{categoryId}', 'get'>>;
-  /** `PUT /categories/{categoryId}` (full replace: an omitted description is removed). */
-  replaceCategory(
-    categoryId: Param<'/categories/{categoryId}', 'put', 'categoryId'>,
-    body: Body<'/categories/{categoryId}', 'put'>,
-    options?: RequestOptions,
-  ): Promise<Ok<'/categories/{categoryId}', 'put'>>;
-  /** `DELETE /categories/{categoryId}`. */
-  deleteCategory(categoryId: Param<'/categories/{categoryId}', 'delete', 'categoryId'>, options?: RequestOptions): Promise<void>;
-
-  // Orders
-  /** `GET /store/orders`: one page of orders (a customer key sees its own only). */
-  listOrders(query?: Query<'/store/orders', 'get'>, options?: RequestOptions): Promise<Page<Item<'/store/orders', 'get'>>>;
-  /** Every order matching `query`, following `Link: rel="next"`. */
-  iterateOrders(query?: Query<'/store/orders', 'get'>, options?: RequestOptions): AsyncGenerator<Order, void, undefined>;
-  /** `POST /store/orders`. */
-  placeOrder(body: Body<'/store/orders', 'post'>, options?: PostOptions): Promise<Ok<'/store/orders', 'post'>>;
-  /** `GET /store/orders/{orderId}`. */
-  getOrder(orderId: Param<'/store/orders/{orderId}', 'get', 'orderId'>, options?: RequestOptions): Promise<Ok<'/store/orders/{orderId}', 'get'>>;
-  /** `PATCH /store/orders/{orderId}`. */
-  updateOrder(
-    orderId: Param<'/store/orders/{orderId}', 'patch', 'orderId'>,
-    body: Body<'/store/orders/{orderId}', 'patch'>,
-    options?: RequestOptions,
-  ): Promise<Ok<'/store/orders/{orderId}', 'patch'>>;
-  /** `PATCH /store/orders/{orderId}` with `{ "complete": true }`. */
-  completeOrder(
-    orderId: Param<'/store/orders/{orderId}', 'patch', 'orderId'>,
-    options?: RequestOptions,
-  ): Promise<Ok<'/store/orders/{orderId}', 'patch'>>;
-  /** `DELETE /store/orders/{orderId}`: cancels an open order. */
-  cancelOrder(orderId: Param<'/store/orders/{orderId}', 'delete', 'orderId'>, options?: RequestOptions): Promise<void>;
-
-  // Inventory
-  /** `GET /store/inventory`: one page of stock entries (beta). */
-  listInventory(query?: Query<'/store/inventory', 'get'>, options?: RequestOptions): Promise<Page<Item<'/store/inventory', 'get'>>>;
-  /** Every stock entry matching `query`, following `Link: rel="next"`. */
-  iterateInventory(query?: Query<'/store/inventory', 'get'>, options?: RequestOptions): AsyncGenerator<InventoryItem, void, undefined>;
-  /** `GET /store/inventory/{petId}` (beta). */
-  getInventoryItem(
-    petId: Param<'/store/inventory/{petId}', 'get', 'petId'>,
-    options?: RequestOptions,
-  ): Promise<Ok<'/store/inventory/{petId}', 'get'>>;
-  /** `PUT /store/inventory/{petId}` (beta): sets the stock count. */
-  setInventory(
-    petId: Param<'/store/inventory/{petId}', 'put', 'petId'>,
-    body: Body<'/store/inventory/{petId}', 'put'>,
-    options?: RequestOptions,
-  ): Promise<Ok<'/store/inventory/{petId}', 'put'>>;
-
-  // Admin
-  /** `POST /admin/keys` (beta): the reply holds the secret, once. */
-  createKey(body: Body<'/admin/keys', 'post'>, options?: PostOptions): Promise<Ok<'/admin/keys', 'post'>>;
-  /** `GET /admin/keys`: one page of key records (never secrets). */
-  listKeys(query?: Query<'/admin/keys', 'get'>, options?: RequestOptions): Promise<Page<Item<'/admin/keys', 'get'>>>;
-  /** Every key record, following `Link: rel="next"`. */
-  iterateKeys(query?: Query<'/admin/keys', 'get'>, options?: RequestOptions): AsyncGenerator<Key, void, undefined>;
-  /** `DELETE /admin/keys/{keyId}`: revokes a key. */
-  revokeKey(keyId: Param<'/admin/keys/{keyId}', 'delete', 'keyId'>, options?: RequestOptions): Promise<void>;
-  /** `DELETE /admin/bans/{keyId}`: lifts a key's ban. */
-  liftBan(keyId: Param<'/admin/bans/{keyId}', 'delete', 'keyId'>, options?: RequestOptions): Promise<void>;
-
-  // Paging, generically
-  /** The page after `page`, or undefined when `page` is the last. */
-  nextPage<T>(page: Page<T>, options?: RequestOptions): Promise<Page<T> | undefined>;
-  /** `first` and every page after it. */
-  pages<T>(first: Page<T> | Promise<Page<T>>, options?: RequestOptions): AsyncGenerator<Page<T>, void, undefined>;
-}
+export type { ClientOptions, FetchLike, Page, PetStoreClient, PostOptions, RequestOptions } from './client-types.js';
 
 /** The paths whose GET answers a list. */
 type ListPath = {
   [P in ApiPath]: 'get' extends MethodOf<P> ? (NonNullable<paths[P]['get']> extends { responses: { 200: { content: { 'application/json': unknown[] } } } } ? P : never) : never;
 }[ApiPath];
-
-type QueryValue = string | number | boolean | readonly (string | number | boolean)[] | undefined | null;
 
 /** The inputs of an operation, typed from the document. */
 interface ArgsOf<O> {
@@ -457,80 +277,6 @@ export function createClient(options: ClientOptions): PetStoreClient {
     pages,
   };
   return client;
-}
-
-/**
- * Query string for the contract's parameters: arrays are comma-separated (`style: form`,
- * `explode: false`), with literal commas between encoded values; undefined and null are left out.
- */
-function queryString(query: CallArgs['query']): string {
-  if (query === undefined) return '';
-  const parts: string[] = [];
-  for (const [name, value] of Object.entries(query)) {
-    if (value === undefined || value === null) continue;
-    const values = Array.isArray(value) ? value : [value];
-    parts.push(`${encodeURIComponent(name)}=${values.map((v) => encodeURIComponent(String(v))).join(',')}`);
-  }
-  return parts.length === 0 ? '' : `?${parts.join('&')}`;
-}
-
-/** The target of the `rel="next"` link in a Link header (RFC 8288), if any. */
-export function nextLink(header: string | null): string | undefined {
-  if (header === null) return undefined;
-  // link-value = "<" URI-Reference ">" *( OWS ";" OWS link-param ), separated by commas
-  const linkValue = /<([^>]*)>((?:\s*;\s*[^;,=\s]+\s*(?:=\s*(?:"(?:[^"\\]|\\.)*"|[^;,\s]*))?)*)/g;
-  for (const m of header.matchAll(linkValue)) {
-    for (const p of m[2]!.matchAll(/;\s*([^;,=\s]+)\s*(?:=\s*(?:"((?:[^"\\]|\\.)*)"|([^;,\s]*)))?/g)) {
-      if (p[1]!.toLowerCase() !== 'rel') continue;
-      const rel = (p[2] ?? p[3] ?? '').toLowerCase().split(/\s+/);
-      if (rel.includes('next')) return m[1];
-      break; // only the first rel parameter counts (RFC 8288 section 3.3)
-    }
-  }
-  return undefined;
-}
-
-async function readBody(response: Response): Promise<{ ok: true; value: unknown } | { ok: false; text: string }> {
-  const text = await response.text();
-  if (text === '') return { ok: true, value: undefined };
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch {
-    return { ok: false, text };
-  }
-}
-
-/** A UUID v4 from crypto.randomUUID, or from getRandomValues where randomUUID is missing (non-secure browser pages). */
-function newIdempotencyKey(): string {
-  const c = globalThis.crypto;
-  if (typeof c?.randomUUID === 'function') return c.randomUUID();
-  const b = c.getRandomValues(new Uint8Array(16));
-  b[6] = (b[6]! & 0x0f) | 0x40;
-  b[8] = (b[8]! & 0x3f) | 0x80;
-  const hex = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
-
-function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-function nonNegative(name: string, value: number, integer = false): number {
-  if (!(value >= 0) || (integer && !Number.isInteger(value))) {
-    throw new RangeError(`${name} must be a non-negative ${integer ? 'integer' : 'number'}, got ${value}`);
-  }
-  return value;
 }
 
 // Every REST operation of the document has a method of the same name (its operationId); the

@@ -6,7 +6,8 @@
  *   const pet = await api.createPet({ name: 'Rex', categoryId: 1 });
  *   for await (const p of api.iteratePets({ status: ['available'] })) console.log(p.name);
  */
-export { createClient, nextLink } from './client.js';
+export { createClient } from './client.js';
+export { nextLink } from './wire.js';
 export type { ClientOptions, FetchLike, Page, PetStoreClient, PostOptions, RequestOptions } from './client.js';
 export { ApiError, isApiError } from './errors.js';
 export type { ApiErrorInit, ClientErrorCode } from './errors.js';
