@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { expectFilesUnchanged, filesOf } from '../../test/support/files.js';
 import { IdempotencyKeyReusedError } from '../service/errors.js';
 import type { Principal } from '../service/records.js';
 import { createServices, type Services } from '../service/services.js';
@@ -64,15 +65,6 @@ function crashImage(dir: string): string {
   return copy;
 }
 
-function filesOf(dir: string): Map<string, Buffer> {
-  return new Map(readdirSync(dir).sort().map((n) => [n, readFileSync(join(dir, n))]));
-}
-
-function expectFilesUnchanged(dir: string, before: Map<string, Buffer>): void {
-  const after = filesOf(dir);
-  expect([...after.keys()]).toEqual([...before.keys()]);
-  for (const [name, bytes] of before) expect(after.get(name)!.equals(bytes), `${name} changed`).toBe(true);
-}
 
 /** The whole store, in a canonical order, for equality checks. */
 function state(p: PersistentStore): StoreData {

@@ -12,11 +12,12 @@
  */
 import { createHash } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { Agent, request as httpRequest } from 'node:http';
+import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LISTENING, ServerProcess, exitWithin } from '../support/process.js';
+import { expectFilesUnchanged, filesOf } from '../support/files.js';
+import { LISTENING, ServerProcess, call, exitWithin, type Reply } from '../support/process.js';
 import { createServices } from '../../src/service/services.js';
 import type { Principal } from '../../src/service/records.js';
 import { openPersistentStore } from '../../src/store/persistent-store.js';
@@ -44,43 +45,6 @@ afterAll(() => {
   for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
 });
 
-interface Reply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: any;
-}
-
-/** One request on loopback; keep-alive only when an agent is given. */
-function call(
-  port: number,
-  method: string,
-  path: string,
-  opts: { key?: string; body?: unknown; agent?: Agent; headers?: Record<string, string> } = {},
-): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { ...opts.headers };
-    if (opts.key) headers['x-api-key'] = opts.key;
-    const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
-    if (payload !== undefined) headers['content-type'] = 'application/json';
-    const req = httpRequest({ host: '127.0.0.1', port, method, path, headers, agent: opts.agent ?? false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', reject);
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        const json = String(res.headers['content-type'] ?? '').startsWith('application/json') && text !== '';
-        try {
-          resolve({ status: res.statusCode!, headers: res.headers, body: json ? JSON.parse(text) : text });
-        } catch (err) {
-          reject(err as Error);
-        }
-      });
-    });
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
-
 /** Every category, following `Link: <...>; rel="next"` (bounded). */
 async function allCategories(port: number, key = ADMIN_KEY): Promise<any[]> {
   const out: any[] = [];
@@ -97,15 +61,6 @@ async function allCategories(port: number, key = ADMIN_KEY): Promise<any[]> {
   return out;
 }
 
-function filesOf(dir: string): Map<string, Buffer> {
-  return new Map(readdirSync(dir).sort().map((n) => [n, readFileSync(join(dir, n))]));
-}
-
-function expectFilesUnchanged(dir: string, before: Map<string, Buffer>): void {
-  const after = filesOf(dir);
-  expect([...after.keys()]).toEqual([...before.keys()]);
-  for (const [name, bytes] of before) expect(after.get(name)!.equals(bytes), `${name} changed`).toBe(true);
-}
 
 /**
  * A data directory as a crash leaves it: a snapshot with two categories and a journal of three

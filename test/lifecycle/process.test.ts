@@ -15,41 +15,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LISTENING, ServerProcess, exitWithin } from '../support/process.js';
+import { LISTENING, ServerProcess, call, collect, exitWithin, type Reply } from '../support/process.js';
 
 const HARD_TIMEOUT_MS = 40_000;
 const ENV_ADMIN_KEY = 'psk_enterprise_ProcessTestAdminKey0123456789abcdefXYZ';
 const ADMIN_KEY_LINE = /^admin key: (psk_enterprise_[A-Za-z0-9]{32,})$/;
-
-interface Reply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: any;
-}
-
-/** One request over a fresh connection (no keep-alive), loopback only. */
-function call(port: number, method: string, path: string, opts: { key?: string; body?: unknown } = {}): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = {};
-    if (opts.key) headers['x-api-key'] = opts.key;
-    const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
-    if (payload !== undefined) headers['content-type'] = 'application/json';
-    const req = httpRequest({ host: '127.0.0.1', port, method, path, headers, agent: false }, (res) => collect(res, resolve, reject));
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
-
-function collect(res: import('node:http').IncomingMessage, resolve: (r: Reply) => void, reject: (e: Error) => void): void {
-  const chunks: Buffer[] = [];
-  res.on('data', (c: Buffer) => chunks.push(c));
-  res.on('error', reject);
-  res.on('end', () => {
-    const text = Buffer.concat(chunks).toString('utf8');
-    const json = String(res.headers['content-type'] ?? '').startsWith('application/json') && text !== '';
-    resolve({ status: res.statusCode!, headers: res.headers, body: json ? JSON.parse(text) : text });
-  });
-}
 
 /** True once a TCP connection to the port is refused (the server stopped accepting). */
 async function stopsAccepting(port: number, withinMs: number): Promise<boolean> {

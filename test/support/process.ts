@@ -3,6 +3,7 @@
  * loopback port: its output, its port, its exit. Every process gets a hard SIGKILL timeout.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { request as httpRequest, type Agent, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -88,4 +89,44 @@ export async function exitWithin(p: ServerProcess, ms: number): Promise<Exit> {
   const result = await Promise.race([p.exited, timer]);
   if (result === 'timeout') throw new Error(`process did not exit within ${ms} ms:\n${p.stdout}\n${p.stderr}`);
   return result;
+}
+
+export interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: any;
+}
+
+/** Reads a whole response, parsing JSON bodies. */
+export function collect(res: IncomingMessage, resolve: (r: Reply) => void, reject: (e: Error) => void): void {
+  const chunks: Buffer[] = [];
+  res.on('data', (c: Buffer) => chunks.push(c));
+  res.on('error', reject);
+  res.on('end', () => {
+    const text = Buffer.concat(chunks).toString('utf8');
+    const json = String(res.headers['content-type'] ?? '').startsWith('application/json') && text !== '';
+    try {
+      resolve({ status: res.statusCode!, headers: res.headers, body: json ? JSON.parse(text) : text });
+    } catch (err) {
+      reject(err as Error);
+    }
+  });
+}
+
+/** One request to a server process on loopback; keep-alive only when an agent is given. */
+export function call(
+  port: number,
+  method: string,
+  path: string,
+  opts: { key?: string; body?: unknown; agent?: Agent; headers?: Record<string, string> } = {},
+): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.key) headers['x-api-key'] = opts.key;
+    const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+    if (payload !== undefined) headers['content-type'] = 'application/json';
+    const req = httpRequest({ host: '127.0.0.1', port, method, path, headers, agent: opts.agent ?? false }, (res) => collect(res, resolve, reject));
+    req.on('error', reject);
+    req.end(payload);
+  });
 }
