@@ -14,6 +14,7 @@ import { loadContract } from '../src/contract/openapi.js';
 import { RateLimiter } from '../src/limits/rate-limiter.js';
 import { systemClock, type Clock } from '../src/service/clock.js';
 import { seedDemoData } from '../src/service/seed.js';
+import { PLAN_LIMITS } from '../src/service/keys.js';
 import { createServices } from '../src/service/services.js';
 import { MemoryStore, type StoreData } from '../src/store/memory-store.js';
 import { scenarioGate, type Scenario, type ScenarioState } from './scenario.js';
@@ -81,7 +82,18 @@ export function createPetstoreMocks(options: MockOptions = {}): PetstoreMocks {
   if (Number.isNaN(sunset.getTime())) throw new TypeError(`sunset is not a date: ${options.sunset}`);
 
   const store = new MemoryStore();
-  const services = createServices({ store, clock, adminSecret: adminKey, bans: { banSeconds: options.banSeconds ?? 900 } });
+  // The ready-made keys live in configuration, as PETSTORE_ADMIN_KEY does on the server: never
+  // stored or listed, so the store starts as empty as a fresh server's (key ids from 1).
+  const services = createServices({
+    store,
+    clock,
+    adminSecret: adminKey,
+    builtInKeys: [
+      { secret: MOCK_KEYS.staff, keyId: -1, role: 'staff', plan: 'pro', ...PLAN_LIMITS.pro },
+      { secret: MOCK_KEYS.customer, keyId: -2, role: 'customer', plan: 'free', ...PLAN_LIMITS.free },
+    ],
+    bans: { banSeconds: options.banSeconds ?? 900 },
+  });
   const limiter = new RateLimiter({ clock, maxEntries: options.limiterEntries });
   const scenario: ScenarioState = { current: null };
   const storage = options.persist ? browserStorage(`petstore-mocks:${baseUrl}`) : undefined;
@@ -89,8 +101,6 @@ export function createPetstoreMocks(options: MockOptions = {}): PetstoreMocks {
   let initial: StoreData | undefined;
   /** Everything a request waits for first: set-up, then any reset asked for since. */
   let settled: Promise<unknown> = (async () => {
-    await services.keys.provision({ name: 'ready-made staff key', role: 'staff', plan: 'pro' }, MOCK_KEYS.staff);
-    await services.keys.provision({ name: 'ready-made customer key', role: 'customer', plan: 'free' }, MOCK_KEYS.customer);
     if (options.seed ?? true) await seedDemoData(services, store);
     initial = store.dump();
     const saved: SavedStore | undefined = storage?.load();

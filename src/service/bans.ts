@@ -32,11 +32,16 @@ export class BanService {
     return ban && ban.until > this.clock.now() ? ban.until : undefined;
   }
 
-  /** Starts a ban now; returns when it ends. */
+  /**
+   * Starts a ban now and returns when it ends. A ban already in force stays as it is: refusals
+   * that crossed the threshold together (requests admitted side by side before the first ban was
+   * written) start one ban, not one doubled ban each.
+   */
   async ban(keyId: number): Promise<number> {
     return this.store.transaction(async (tx) => {
       const now = this.clock.now();
       const prior = await tx.getBan(keyId);
+      if (prior && prior.until > now) return prior.until;
       const history = (prior?.history ?? []).filter((t) => t > now - DAY_MS);
       const seconds = Math.min(this.policy.banSeconds * 2 ** history.length, DAY_MS / 1000);
       const ban: BanRecord = { keyId, until: now + seconds * 1000, history: [...history, now] };

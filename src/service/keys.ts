@@ -31,32 +31,49 @@ export const PLAN_LIMITS: Record<Exclude<Plan, 'enterprise'>, { perMinute: numbe
   business: { perMinute: 1_000, perDay: 100_000 },
 };
 
-/** The documented secret format (CONTRACT section 5). */
-export const SECRET_FORMAT = /^psk_(free|pro|business|enterprise)_[0-9A-Za-z]{32,}$/;
-
 export const BOOTSTRAP_LIMITS = { perMinute: 10_000, perDay: 10_000_000 };
 
 /** The env admin's id: 0 is never assigned to a stored key. */
 export const ENV_ADMIN_ID = 0;
 
+/** PETSTORE_ADMIN_KEY as a built-in key: an enterprise admin with the bootstrap limits. */
+export function envAdminKey(secret: string): BuiltInKey {
+  return { secret, keyId: ENV_ADMIN_ID, role: 'admin', plan: 'enterprise', ...BOOTSTRAP_LIMITS };
+}
+
+/**
+ * A key that lives only in configuration, never in the store: not listed, not revocable. The
+ * server has one (PETSTORE_ADMIN_KEY, id 0); the mocks add their ready-made staff and customer
+ * keys. Their ids are 0 or negative, so they never meet a stored key's id (1 and up).
+ */
+export interface BuiltInKey {
+  secret: string;
+  keyId: number;
+  role: Role;
+  plan: Plan;
+  perMinute: number;
+  perDay: number;
+}
+
 export class KeyService {
-  private readonly envAdminHash: string | undefined;
+  private readonly builtIn: { hash: string; principal: Principal }[];
 
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-    envAdminSecret?: string,
+    builtIn: readonly BuiltInKey[] = [],
   ) {
-    this.envAdminHash = envAdminSecret ? hashSecret(envAdminSecret) : undefined;
+    this.builtIn = builtIn.map(({ secret, ...principal }) => {
+      if (principal.keyId > ENV_ADMIN_ID) throw new RangeError('built-in keys have ids of 0 or below');
+      return { hash: hashSecret(secret), principal };
+    });
   }
 
   /** The principal a secret stands for; missing, unknown and revoked keys are all 401. */
   async authenticate(secret: string | undefined): Promise<Principal> {
     if (secret) {
       const hash = hashSecret(secret);
-      if (this.envAdminHash && sameHash(hash, this.envAdminHash)) {
-        return { keyId: ENV_ADMIN_ID, role: 'admin', plan: 'enterprise', ...BOOTSTRAP_LIMITS };
-      }
+      for (const k of this.builtIn) if (sameHash(hash, k.hash)) return k.principal;
       const rec = await this.store.getKeyByHash(hash);
       if (rec && sameHash(hash, rec.hash)) {
         return { keyId: rec.id, role: rec.role, plan: rec.plan, perMinute: rec.perMinute, perDay: rec.perDay };
@@ -89,20 +106,9 @@ export class KeyService {
    * returns its secret for the caller to print once.
    */
   async bootstrap(): Promise<string | undefined> {
-    if (this.envAdminHash || (await this.store.countKeys()) > 0) return undefined;
+    if (this.builtIn.some((k) => k.principal.role === 'admin') || (await this.store.countKeys()) > 0) return undefined;
     const { secret } = await this.insert({ name: 'bootstrap admin', role: 'admin', plan: 'enterprise', ...BOOTSTRAP_LIMITS });
     return secret;
-  }
-
-  /**
-   * Stores a key whose secret is chosen by the caller, not drawn at random: the mocks' ready-made
-   * keys, fixed strings so that a frontend's configuration works against every fresh mock store.
-   */
-  async provision(input: NewKey, secret: string): Promise<Key> {
-    if (!SECRET_FORMAT.test(secret) || !secret.startsWith(`psk_${input.plan}_`)) {
-      throw new ValidationError(`A secret must look like psk_${input.plan}_<at least 32 base62 characters>.`);
-    }
-    return (await this.insert(input, secret)).key;
   }
 
   private async insert(input: NewKey, secret = newSecret(input.plan)): Promise<CreatedKey> {

@@ -3,7 +3,7 @@ import { BanService, type BanPolicy } from './bans.js';
 import { CategoryService } from './categories.js';
 import { IdempotencyService } from './idempotency.js';
 import { InventoryService } from './inventory.js';
-import { KeyService } from './keys.js';
+import { envAdminKey, KeyService, type BuiltInKey } from './keys.js';
 import { OrderService } from './orders.js';
 import { PetService } from './pets.js';
 import type { Clock } from './clock.js';
@@ -12,7 +12,10 @@ import type { Store } from '../store/store.js';
 export interface ServiceOptions {
   store: Store;
   clock: Clock;
+  /** PETSTORE_ADMIN_KEY. */
   adminSecret?: string;
+  /** Further keys that live only in configuration (the mocks' ready-made keys). */
+  builtInKeys?: BuiltInKey[];
   bans: BanPolicy;
 }
 
@@ -26,13 +29,13 @@ export interface Services {
   idempotency: IdempotencyService;
 }
 
-export function createServices({ store, clock, adminSecret, bans }: ServiceOptions): Services {
+export function createServices({ store, clock, adminSecret, builtInKeys = [], bans }: ServiceOptions): Services {
   return {
     pets: new PetService(store),
     categories: new CategoryService(store),
     orders: new OrderService(store, clock),
     inventory: new InventoryService(store),
-    keys: new KeyService(store, clock, adminSecret),
+    keys: new KeyService(store, clock, [...(adminSecret ? [envAdminKey(adminSecret)] : []), ...builtInKeys]),
     bans: new BanService(store, clock, bans),
     idempotency: new IdempotencyService(store, clock),
   };
