@@ -3,10 +3,10 @@
  * missing, unknown or revoked key is answered, and what each role may do.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../support/server.js';
-import type { Res } from '../support/http.js';
-import { expectError } from '../support/assertions.js';
-import type { Client } from '../support/clients.js';
+import { startTarget, type Target } from '../../support/target.js';
+import type { Res } from '../../support/http.js';
+import { expectError } from '../../support/assertions.js';
+import type { Client } from '../../support/clients.js';
 
 function expectUnauthenticated(res: Res): void {
   expectError(res, 401, 'UNAUTHENTICATED');
@@ -18,9 +18,9 @@ function expectForbidden(res: Res): void {
 }
 
 describe('authentication', () => {
-  let t: TestServer;
+  let t: Target;
   beforeAll(async () => {
-    t = await startServer();
+    t = await startTarget();
     const c = await t.admin.post('/categories', { name: 'Dogs' });
     await t.admin.post('/pets', { name: 'Rex', categoryId: c.body.id });
   });
@@ -98,7 +98,7 @@ describe('authentication', () => {
 });
 
 describe('roles', () => {
-  let t: TestServer;
+  let t: Target;
   let customer: Client;
   let otherCustomer: Client;
   let staff: Client;
@@ -118,7 +118,7 @@ describe('roles', () => {
   }
 
   beforeAll(async () => {
-    t = await startServer();
+    t = await startTarget();
     customer = await t.client('customer');
     otherCustomer = await t.client('customer');
     staff = await t.client('staff');
