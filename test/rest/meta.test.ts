@@ -6,10 +6,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, type Res } from '../support/http.js';
+import { limitHeaders } from '../support/limits.js';
 import { ADMIN_SECRET, startServer, type TestServer } from '../support/server.js';
 
 /** The public endpoints the mocks do not serve. */
 const SERVER_ONLY_PUBLIC_PATHS = ['/docs', '/metrics'];
+
+const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit-policy', 'ratelimit'];
 
 /** Common facts of every public response: 200, API-Version, and no rate-limit headers. */
 function expectPublicOk(res: Res, type: RegExp): void {
@@ -135,6 +138,26 @@ describe('public endpoints of the server alone', () => {
       const cheap = ['/docs', '/metrics'];
       for (let i = 0; i < 40; i++) statuses.push((await anon.get(cheap[i % cheap.length]!)).status);
       expect(statuses).toEqual(Array(40).fill(200));
+    });
+
+    it.each(SERVER_ONLY_PUBLIC_PATHS)('serves the public endpoint %s without a key', async (path) => {
+      const res = await anon.get(path);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('www-authenticate')).toBeNull();
+      expect(res.text.length).toBeGreaterThan(0);
+    });
+
+    it('sends no rate-limit header on /docs or /metrics, with or without a key, and takes nothing from the key\'s budget', async () => {
+      const key = await t.client('customer', 'free');
+      expect(limitHeaders(await key.get('/pets')).remaining).toBe(59);
+      for (const path of SERVER_ONLY_PUBLIC_PATHS) {
+        for (const api of [anon, key]) {
+          const res = await api.get(path);
+          expect(res.status, path).toBe(200);
+          for (const name of RATE_HEADERS) expect(res.headers.get(name), `${name} on ${path}`).toBeNull();
+        }
+      }
+      expect(limitHeaders(await key.get('/pets')).remaining).toBe(58);
     });
   });
 });

@@ -24,6 +24,8 @@ export interface TargetOptions {
   clock?: FakeClock;
   graphqlMaxCost?: number;
   limiterEntries?: number;
+  /** PETSTORE_CORS_ORIGINS. */
+  corsOrigins?: string[];
 }
 
 export interface Target {
@@ -65,26 +67,13 @@ async function startServerTarget(opts: TargetOptions): Promise<Target> {
   return { kind: 'server', url: t.url, admin: t.admin, anon: t.anon, clock: t.clock, client: t.client, close: t.close };
 }
 
-/** The part of mocks/node.ts this file uses (CONTRACT section 11, plus the lead's test-only options). */
-interface MocksNode {
-  createMockServer(options: {
-    baseUrl: string;
-    adminKey: string;
-    seed: boolean;
-    sunset?: string;
-    graphqlMaxCost?: number;
-    clock?: { now(): number };
-    limiterEntries?: number;
-  }): { server: { listen(options: { onUnhandledRequest: 'error' }): void; close(): void } };
-}
-
 /** MSW intercepts the process's global fetch, and two mock servers on one base URL would answer for each other. */
 let mocksListening = false;
 
 async function startMocksTarget(opts: TargetOptions): Promise<Target> {
   if (mocksListening) throw new Error('one mocks target at a time: close the previous one first');
-  const path = '../../mocks/node.js';
-  const { createMockServer } = (await import(path)) as MocksNode;
+  // Loaded here so that the server project never loads MSW.
+  const { createMockServer } = await import('../../mocks/node.js');
   const clock = opts.clock ?? new FakeClock();
   const { server } = createMockServer({
     baseUrl: MOCKS_BASE_URL,
@@ -94,6 +83,7 @@ async function startMocksTarget(opts: TargetOptions): Promise<Target> {
     graphqlMaxCost: opts.graphqlMaxCost,
     clock,
     limiterEntries: opts.limiterEntries,
+    corsOrigins: opts.corsOrigins,
   });
   server.listen({ onUnhandledRequest: 'error' });
   mocksListening = true;
