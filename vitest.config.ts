@@ -1,6 +1,9 @@
 import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
 
+/** The behaviour suite: black-box tests written against a base URL and fetch (test/support/target.ts). */
+const BEHAVIOUR = 'test/behaviour/**/*.test.ts';
+
 export default defineConfig({
   resolve: {
     // graphql ships both .mjs and .js builds; Vite would pick the .mjs for our sources while
@@ -9,8 +12,23 @@ export default defineConfig({
     alias: [{ find: /^graphql$/, replacement: createRequire(import.meta.url).resolve('graphql') }],
   },
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'mocks/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
+    // Every project extends this file (resolve.alias and the timeouts above); vitest prefixes each
+    // test's name with its project's, so a failure says which target it failed on.
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'default',
+          include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'mocks/**/*.test.ts'],
+          exclude: ['**/node_modules/**', BEHAVIOUR, 'test/browser/**'],
+        },
+      },
+      // One behaviour suite, two targets (CONTRACT section 11): the same files against the real
+      // server over HTTP and against the MSW mocks; startTarget reads `target` with inject().
+      { extends: true, test: { name: 'behaviour:server', include: [BEHAVIOUR], provide: { target: 'server' } } },
+      { extends: true, test: { name: 'behaviour:mocks', include: [BEHAVIOUR], provide: { target: 'mocks' } } },
+    ],
   },
 });

@@ -1,19 +1,18 @@
 /**
- * The public endpoints (CONTRACT sections 1, 5, 6, 7, 8): the contract files as served, the docs
- * page and its locally served assets, health, readiness and Prometheus metrics. None needs a key,
- * none is rate limited, and none leaks a secret.
+ * The public endpoints only the server has (CONTRACT sections 1, 5, 8, 11): the docs page and its
+ * locally served assets, and Prometheus metrics. Neither needs a key, neither is rate limited, and
+ * /metrics leaks no secret. The public endpoints the mocks serve too (the contract files, /healthz,
+ * /readyz) are in test/behaviour/rest/meta.test.ts.
  */
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { Api, type Res } from '../support/http.js';
+import { limitHeaders } from '../support/limits.js';
 import { ADMIN_SECRET, startServer, type TestServer } from '../support/server.js';
 
-const SCHEMA_DIR = new URL('../../schema/', import.meta.url);
-const openapiYaml = readFileSync(new URL('openapi.yaml', SCHEMA_DIR), 'utf8');
-const schemaGraphql = readFileSync(new URL('schema.graphql', SCHEMA_DIR), 'utf8');
+/** The public endpoints the mocks do not serve. */
+const SERVER_ONLY_PUBLIC_PATHS = ['/docs', '/metrics'];
 
-const PUBLIC_PATHS = ['/openapi.json', '/openapi.yaml', '/schema.graphql', '/docs', '/healthz', '/readyz', '/metrics'];
+const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit-policy', 'ratelimit'];
 
 /** Common facts of every public response: 200, API-Version, and no rate-limit headers. */
 function expectPublicOk(res: Res, type: RegExp): void {
@@ -30,7 +29,7 @@ function referencedUrls(html: string): string[] {
   return [...html.matchAll(/\b(?:src|href)\s*=\s*["']([^"']+)["']/gi)].map((m) => m[1]!);
 }
 
-describe('public endpoints', () => {
+describe('public endpoints of the server alone', () => {
   let t: TestServer;
   let anon: Api;
 
@@ -39,29 +38,6 @@ describe('public endpoints', () => {
     anon = t.anon;
   });
   afterAll(() => t.close());
-
-  describe('contract files', () => {
-    it('serves GET /openapi.json as application/json equal to the parsed schema/openapi.yaml, version 1.0.0', async () => {
-      const res = await anon.get('/openapi.json');
-      expectPublicOk(res, /^application\/json\b/);
-      expect(res.body.openapi).toMatch(/^3\.1\./);
-      expect(res.body.info.version).toBe('1.0.0');
-      expect(res.body).toEqual(parse(openapiYaml));
-    });
-
-    it('serves GET /openapi.yaml as the very text of schema/openapi.yaml', async () => {
-      const res = await anon.get('/openapi.yaml');
-      expectPublicOk(res, /yaml/);
-      expect(res.text).toBe(openapiYaml);
-    });
-
-    it('serves GET /schema.graphql as the very text of schema/schema.graphql', async () => {
-      const res = await anon.get('/schema.graphql');
-      expectPublicOk(res, /^text\/plain\b/);
-      expect(res.text).toBe(schemaGraphql);
-      expect(res.text).toMatch(/type Query\b/);
-    });
-  });
 
   describe('docs', () => {
     it('serves GET /docs as text/html that references only local /docs/ assets and no CDN', async () => {
@@ -111,20 +87,6 @@ describe('public endpoints', () => {
     });
   });
 
-  describe('health', () => {
-    it('answers GET /healthz with {"status":"ok"}', async () => {
-      const res = await anon.get('/healthz');
-      expectPublicOk(res, /^application\/json\b/);
-      expect(res.body).toEqual({ status: 'ok' });
-    });
-
-    it('answers GET /readyz with {"status":"ready"} once the store is loaded', async () => {
-      const res = await anon.get('/readyz');
-      expectPublicOk(res, /^application\/json\b/);
-      expect(res.body).toEqual({ status: 'ready' });
-    });
-  });
-
   describe('metrics', () => {
     it('serves GET /metrics as Prometheus text that counts requests in petstore_http_requests_total', async () => {
       const pets = await t.admin.get('/pets');
@@ -163,7 +125,7 @@ describe('public endpoints', () => {
 
   describe('no key needed', () => {
     it('answers every public endpoint without a key, and with an unknown key, without a 401', async () => {
-      for (const path of PUBLIC_PATHS) {
+      for (const path of SERVER_ONLY_PUBLIC_PATHS) {
         const res = await anon.get(path);
         expect(res.status, `${path} without a key`).toBe(200);
         const withUnknownKey = await anon.as('psk_free_UnknownKeyUnknownKeyUnknownKey0000').get(path);
@@ -171,19 +133,31 @@ describe('public endpoints', () => {
       }
     });
 
-    it('does not rate-limit public endpoints: 40 keyless requests in one standing minute all answer 200', async () => {
+    it('does not rate-limit /docs or /metrics: 40 keyless requests in one standing minute all answer 200', async () => {
       const statuses: number[] = [];
-      const cheap = ['/healthz', '/readyz', '/openapi.json', '/schema.graphql', '/docs'];
+      const cheap = ['/docs', '/metrics'];
       for (let i = 0; i < 40; i++) statuses.push((await anon.get(cheap[i % cheap.length]!)).status);
       expect(statuses).toEqual(Array(40).fill(200));
     });
 
-    it('does not spend the keyless bucket on public endpoints: a keyless API call afterwards is still 401, not 429', async () => {
-      for (let i = 0; i < 35; i++) expect((await anon.get('/healthz')).status).toBe(200);
-      const res = await anon.get('/pets');
-      expect(res.status).toBe(401);
-      expect(res.body.code).toBe('UNAUTHENTICATED');
-      expect(res.headers.get('www-authenticate')).toBe('ApiKey header="X-API-Key"');
+    it.each(SERVER_ONLY_PUBLIC_PATHS)('serves the public endpoint %s without a key', async (path) => {
+      const res = await anon.get(path);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('www-authenticate')).toBeNull();
+      expect(res.text.length).toBeGreaterThan(0);
+    });
+
+    it('sends no rate-limit header on /docs or /metrics, with or without a key, and takes nothing from the key\'s budget', async () => {
+      const key = await t.client('customer', 'free');
+      expect(limitHeaders(await key.get('/pets')).remaining).toBe(59);
+      for (const path of SERVER_ONLY_PUBLIC_PATHS) {
+        for (const api of [anon, key]) {
+          const res = await api.get(path);
+          expect(res.status, path).toBe(200);
+          for (const name of RATE_HEADERS) expect(res.headers.get(name), `${name} on ${path}`).toBeNull();
+        }
+      }
+      expect(limitHeaders(await key.get('/pets')).remaining).toBe(58);
     });
   });
 });

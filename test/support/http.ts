@@ -8,8 +8,8 @@ import { contractProblems, type CheckedResponse } from './contract-check.js';
 export interface RequestOptions {
   key?: string;
   body?: unknown;
-  /** Sent as-is instead of JSON.stringify(body). */
-  raw?: string | Uint8Array;
+  /** Sent as-is instead of JSON.stringify(body); a stream goes out with no Content-Length. */
+  raw?: string | Uint8Array | ReadableStream<Uint8Array>;
   headers?: Record<string, string>;
   /** Skip the contract check (for tests that probe malformed exchanges on purpose). */
   unchecked?: boolean;
@@ -34,13 +34,14 @@ export class Api {
     const headers: Record<string, string> = { ...opts.headers };
     const key = 'key' in opts ? opts.key : this.defaultKey;
     if (key !== undefined) headers['x-api-key'] = key;
-    let body: string | Uint8Array | undefined = opts.raw;
+    let body: string | Uint8Array | ReadableStream<Uint8Array> | undefined = opts.raw;
     if (body === undefined && opts.body !== undefined) {
       body = JSON.stringify(opts.body);
       headers['content-type'] ??= 'application/json';
     }
     const url = this.baseUrl + path;
-    const response = await fetch(url, { method, headers, body });
+    // A stream body must say so (the Fetch standard's half-duplex upload).
+    const response = await fetch(url, body instanceof ReadableStream ? { method, headers, body, duplex: 'half' } : { method, headers, body });
     const text = await response.text();
     let parsed: unknown = text;
     if ((response.headers.get('content-type') ?? '').startsWith('application/json') && text !== '') parsed = JSON.parse(text);
@@ -66,4 +67,19 @@ export class Api {
   delete<T = any>(path: string, opts?: RequestOptions) {
     return this.request<T>('DELETE', path, opts);
   }
+}
+
+/**
+ * The global fetch with every response checked against the contract, as `Api` checks its own:
+ * for third-party clients (graphql-request) that bring their own request code. The caller still
+ * gets an unread response.
+ */
+export async function checkedFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
+  const method = init.method ?? (input instanceof Request ? input.method : 'GET');
+  const url = input instanceof Request ? input.url : String(input);
+  const response = await fetch(input, init);
+  const text = await response.clone().text();
+  const body = (response.headers.get('content-type') ?? '').startsWith('application/json') && text !== '' ? JSON.parse(text) : text;
+  expect(contractProblems(method, url, { status: response.status, headers: response.headers, text, body }), `${method} ${url} -> ${response.status}`).toEqual([]);
+  return response;
 }

@@ -12,19 +12,9 @@ import type { Plan, Role } from '../../src/service/records.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { RateLimiter } from '../../src/limits/rate-limiter.js';
 import { Api } from './http.js';
+import { ADMIN_SECRET, FakeClock } from './fixtures.js';
 
-export const ADMIN_SECRET = 'psk_enterprise_TestAdminSecret0123456789abcdefXYZ';
-
-/** A clock that stands still unless the test moves it. */
-export class FakeClock {
-  constructor(public t = Date.parse('2026-11-23T12:00:00Z')) {}
-  now(): number {
-    return this.t;
-  }
-  advance(ms: number): void {
-    this.t += ms;
-  }
-}
+export { ADMIN_SECRET, FakeClock };
 
 export interface TestServerOptions {
   sunset?: Date;

@@ -3,21 +3,21 @@
  * GraphQL; refusals with 429 RATE_LIMITED and Retry-After; refused requests cost nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Res } from '../support/http.js';
-import { startServer, type TestServer } from '../support/server.js';
-import { expectExactError } from '../support/assertions.js';
-import { CHEAP_QUERY, limitHeaders } from '../support/limits.js';
-import { gql } from '../support/graphql.js';
+import type { Res } from '../../support/http.js';
+import { startTarget, type Target } from '../../support/target.js';
+import { expectExactError } from '../../support/assertions.js';
+import { CHEAP_QUERY, limitHeaders } from '../../support/limits.js';
+import { gql } from '../../support/graphql.js';
 
 const DAY_MS = 86_400_000;
 
 describe('a key\'s budget', () => {
-  let t: TestServer;
+  let t: Target;
   const nowS = () => t.clock.now() / 1000;
   const nextMidnight = () => (Math.floor(t.clock.now() / DAY_MS) + 1) * DAY_MS;
 
   beforeAll(async () => {
-    t = await startServer();
+    t = await startTarget();
     await t.admin.post('/categories', { name: 'Dogs' });
   });
   afterAll(() => t.close());

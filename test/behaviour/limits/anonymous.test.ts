@@ -4,11 +4,11 @@
  * speed; their responses' rate-limit headers describe that bucket.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Api, Res } from '../support/http.js';
-import { startServer, type TestServer } from '../support/server.js';
-import { expectExactError } from '../support/assertions.js';
-import { CHEAP_QUERY, limitHeaders } from '../support/limits.js';
-import { gql } from '../support/graphql.js';
+import type { Api, Res } from '../../support/http.js';
+import { startTarget, type Target } from '../../support/target.js';
+import { expectExactError } from '../../support/assertions.js';
+import { CHEAP_QUERY, limitHeaders } from '../../support/limits.js';
+import { gql } from '../../support/graphql.js';
 
 const POLICY = '"minute";q=30;w=60';
 const UNKNOWN_SECRET = 'psk_free_NoSuchKey0123456789abcdefghijklmn';
@@ -17,12 +17,12 @@ const UNKNOWN_SECRET = 'psk_free_NoSuchKey0123456789abcdefghijklmn';
 const codeOf = (res: Res): string | undefined => res.body?.code ?? res.body?.errors?.[0]?.extensions?.code;
 
 describe('requests without a valid key', () => {
-  let t: TestServer;
+  let t: Target;
   let nowS: number;
   let unknown: Api;
 
   beforeAll(async () => {
-    t = await startServer();
+    t = await startTarget();
     unknown = t.anon.as(UNKNOWN_SECRET);
   });
   afterAll(() => t.close());

@@ -4,11 +4,11 @@
  * pet and its inventory entry alike), and `X-API-Stability: beta` on every inventory response.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Res } from '../support/http.js';
-import { startServer, type TestServer } from '../support/server.js';
-import { expectError, expectValidation } from '../support/assertions.js';
-import type { Client } from '../support/clients.js';
-import { allPages, strictNextLink } from '../support/paging.js';
+import type { Res } from '../../support/http.js';
+import { startTarget, type Target } from '../../support/target.js';
+import { expectError, expectValidation } from '../../support/assertions.js';
+import type { Client } from '../../support/clients.js';
+import { allPages, strictNextLink } from '../../support/paging.js';
 
 function expectBeta(res: Res): void {
   expect(res.headers.get('x-api-stability')).toBe('beta');
@@ -27,7 +27,7 @@ function expectBetaValidation(res: Res, path: string): void {
 }
 
 describe('inventory', () => {
-  let t: TestServer;
+  let t: Target;
   let staff: Client;
   let customer: Client;
   let categoryId: number;
@@ -53,7 +53,7 @@ describe('inventory', () => {
   };
 
   beforeAll(async () => {
-    t = await startServer();
+    t = await startTarget();
     staff = await t.client('staff');
     customer = await t.client('customer');
     const c = await t.admin.post('/categories', { name: 'Dogs' });
@@ -237,12 +237,12 @@ describe('inventory', () => {
 });
 
 describe('inventory lists', () => {
-  let t: TestServer;
+  let t: Target;
   let customer: Client;
   const expected: { petId: number; quantity: number; status: string }[] = [];
 
   beforeAll(async () => {
-    t = await startServer();
+    t = await startTarget();
     const staff = await t.client('staff');
     customer = await t.client('customer');
     const c = await staff.post('/categories', { name: 'Cats' });

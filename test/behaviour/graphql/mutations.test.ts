@@ -3,13 +3,13 @@
  * (CONTRACT sections 3 and 9).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../support/server.js';
-import { createCategory, createPet, dataOf, expectExecutionError, gql, placeOrder } from '../support/graphql.js';
+import { startTarget, type Target } from '../../support/target.js';
+import { createCategory, createPet, dataOf, expectExecutionError, gql, placeOrder } from '../../support/graphql.js';
 
 describe('GraphQL mutations', () => {
-  let t: TestServer;
+  let t: Target;
   beforeAll(async () => {
-    t = await startServer();
+    t = await startTarget();
   });
   afterAll(() => t.close());
 

@@ -3,10 +3,10 @@
  * key, which outcomes are recorded, header validation, concurrency and the 24-hour window.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../support/server.js';
-import type { Res } from '../support/http.js';
-import { expectError } from '../support/assertions.js';
-import type { Client } from '../support/clients.js';
+import { startTarget, type Target } from '../../support/target.js';
+import type { Res } from '../../support/http.js';
+import { expectError } from '../../support/assertions.js';
+import type { Client } from '../../support/clients.js';
 
 function expectIdempotencyKeyRejected(res: Res): void {
   expectError(res, 400, 'VALIDATION_FAILED');
@@ -17,7 +17,7 @@ function expectIdempotencyKeyRejected(res: Res): void {
 const withKey = (key: string) => ({ headers: { 'Idempotency-Key': key } });
 
 /** Sets up a category and a helper to make pets with a given stock. */
-function fixtures(get: () => TestServer) {
+function fixtures(get: () => Target) {
   let categoryId: number | undefined;
   return async function newPet(name: string, stock: number): Promise<number> {
     const t = get();
@@ -33,21 +33,21 @@ function fixtures(get: () => TestServer) {
   };
 }
 
-async function stockOf(t: TestServer, petId: number): Promise<number> {
+async function stockOf(t: Target, petId: number): Promise<number> {
   const res = await t.admin.get(`/store/inventory/${petId}`);
   expect(res.status).toBe(200);
   return res.body.quantity;
 }
 
 describe('Idempotency-Key', () => {
-  let t: TestServer;
+  let t: Target;
   let customer: Client;
   let customerB: Client;
   let staff: Client;
   const newPet = fixtures(() => t);
 
   beforeAll(async () => {
-    t = await startServer();
+    t = await startTarget();
     customer = await t.client('customer');
     customerB = await t.client('customer');
     staff = await t.client('staff');
@@ -319,10 +319,10 @@ describe('Idempotency-Key', () => {
 });
 
 describe('Idempotency-Key after 24 hours', () => {
-  let t: TestServer;
+  let t: Target;
   const newPet = fixtures(() => t);
   beforeAll(async () => {
-    t = await startServer();
+    t = await startTarget();
   });
   afterAll(() => t.close());
 

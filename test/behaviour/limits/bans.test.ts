@@ -5,21 +5,21 @@
  * surfaces; DELETE /admin/bans/{keyId} lifts a ban and clears the refusal count.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Api } from '../support/http.js';
-import { startServer, type TestServer } from '../support/server.js';
-import { expectExactError } from '../support/assertions.js';
-import { CHEAP_QUERY, limitHeaders } from '../support/limits.js';
-import { gql } from '../support/graphql.js';
+import type { Api } from '../../support/http.js';
+import { startTarget, type Target } from '../../support/target.js';
+import { expectExactError } from '../../support/assertions.js';
+import { CHEAP_QUERY, limitHeaders } from '../../support/limits.js';
+import { gql } from '../../support/graphql.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
 describe('bans', () => {
-  let t: TestServer;
+  let t: Target;
   const nowS = () => t.clock.now() / 1000;
 
   beforeAll(async () => {
-    t = await startServer();
+    t = await startTarget();
   });
   afterAll(() => t.close());
 

@@ -3,11 +3,11 @@
  * replace, patch, delete, the deprecated GET /pets/{petId} and its sunset, and roles.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Api, Res } from '../support/http.js';
-import { startServer, type TestServer } from '../support/server.js';
-import { expectErrorWithMessage, expectValidationWithMessage } from '../support/assertions.js';
-import { versioned, type VersionedApi } from '../support/clients.js';
-import { nextLink } from '../support/paging.js';
+import type { Api, Res } from '../../support/http.js';
+import { startTarget, type Target } from '../../support/target.js';
+import { expectErrorWithMessage, expectValidationWithMessage } from '../../support/assertions.js';
+import { versioned, type VersionedApi } from '../../support/clients.js';
+import { nextLink } from '../../support/paging.js';
 
 interface Walk {
   pages: any[][];
@@ -45,7 +45,7 @@ function expectDeprecationHeaders(res: Res, id: string, sunset = SUNSET, day = '
 }
 
 describe('pets over REST', () => {
-  let t: TestServer;
+  let t: Target;
   let admin: VersionedApi;
   let staff: VersionedApi;
   let customer: VersionedApi;
@@ -64,7 +64,7 @@ describe('pets over REST', () => {
   }
 
   beforeAll(async () => {
-    t = await startServer();
+    t = await startTarget();
     admin = versioned(t.admin);
     staff = versioned(await t.client('staff'));
     customer = versioned(await t.client('customer'));
@@ -655,13 +655,13 @@ describe('pets over REST', () => {
 });
 
 describe('GET /pets/{petId} after its sunset', () => {
-  let t: TestServer;
+  let t: Target;
   let staff: VersionedApi;
   let pet: any;
   const sunset = 'Thu, 01 Jan 2026 00:00:00 GMT';
 
   beforeAll(async () => {
-    t = await startServer({ sunset: new Date('2026-01-01T00:00:00Z') });
+    t = await startTarget({ sunset: new Date('2026-01-01T00:00:00Z') });
     staff = versioned(await t.client('staff'));
     const cat = await staff.post('/categories', { name: 'Sunset' });
     pet = (await staff.post('/pets', { name: 'Late', categoryId: cat.body.id })).body;
@@ -688,11 +688,11 @@ describe('GET /pets/{petId} after its sunset', () => {
 });
 
 describe('GET /pets/{petId} as the clock passes the sunset instant', () => {
-  let t: TestServer;
+  let t: Target;
 
   beforeAll(async () => {
     // The FakeClock starts at 2026-11-23T12:00:00Z; the sunset is 30 seconds later.
-    t = await startServer({ sunset: new Date('2026-11-23T12:00:30Z') });
+    t = await startTarget({ sunset: new Date('2026-11-23T12:00:30Z') });
   });
   afterAll(() => t.close());
 

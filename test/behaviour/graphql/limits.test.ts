@@ -4,19 +4,19 @@
  * connection field above it; `edges` and `node` do not multiply.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../support/server.js';
-import type { Api, Res } from '../support/http.js';
-import { createCategory, createPet, dataOf, expectExecutionError, expectRateLimitEchoed, expectRefusal, gql, gqlGet, type GqlBody } from '../support/graphql.js';
+import { startTarget, type Target } from '../../support/target.js';
+import type { Api, Res } from '../../support/http.js';
+import { createCategory, createPet, dataOf, expectExecutionError, expectRateLimitEchoed, expectRefusal, gql, gqlGet, type GqlBody } from '../../support/graphql.js';
 
 /** pet(1) category(2) pets(3) edges(4) node(5) category(6) pets(7) edges(8) node(9) + `leaf` at level 10. */
 const tenLevels = (leaf: string) =>
   `query($id: ID!) { pet(id: $id) { category { pets(first: 1) { edges { node { category { pets(first: 1) { edges { node { ${leaf} } } } } } } } } } }`;
 
 describe('GraphQL depth limit', () => {
-  let t: TestServer;
+  let t: Target;
   let petId: string;
   beforeAll(async () => {
-    t = await startServer();
+    t = await startTarget();
     const c = await createCategory(t.admin, 'Dogs');
     petId = (await createPet(t.admin, { name: 'Rex', categoryId: c.id })).id;
   });
@@ -50,10 +50,10 @@ describe('GraphQL depth limit', () => {
 });
 
 describe('GraphQL cost', () => {
-  let t: TestServer;
+  let t: Target;
   let petId: string;
   beforeAll(async () => {
-    t = await startServer({ graphqlMaxCost: 50 });
+    t = await startTarget({ graphqlMaxCost: 50 });
     const c = await createCategory(t.admin, 'Dogs');
     petId = (await createPet(t.admin, { name: 'Rex', categoryId: c.id })).id;
   });
@@ -143,10 +143,10 @@ describe('GraphQL cost', () => {
 });
 
 describe('GraphQL extensions.rateLimit', () => {
-  let t: TestServer;
+  let t: Target;
   let key: Api;
   beforeAll(async () => {
-    t = await startServer();
+    t = await startTarget();
     key = await t.client('staff');
     await createCategory(t.admin, 'Dogs');
   });
@@ -210,9 +210,9 @@ describe('GraphQL extensions.rateLimit', () => {
 });
 
 describe('GraphQL over the rate limit', () => {
-  let t: TestServer;
+  let t: Target;
   beforeAll(async () => {
-    t = await startServer();
+    t = await startTarget();
   });
   afterAll(() => t.close());
 

@@ -4,14 +4,14 @@
  * request before execution answer their own status with an `{ errors }` body.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_SECRET, startServer, type TestServer } from '../support/server.js';
-import { createCategory, createPet, dataOf, expectExecutionError, expectRefusal, gql, gqlGet, placeOrder } from '../support/graphql.js';
+import { ADMIN_SECRET, startTarget, type Target } from '../../support/target.js';
+import { createCategory, createPet, dataOf, expectExecutionError, expectRefusal, gql, gqlGet, placeOrder } from '../../support/graphql.js';
 
 describe('GraphQL errors inside execution (HTTP 200)', () => {
-  let t: TestServer;
+  let t: Target;
   let dogs: string;
   beforeAll(async () => {
-    t = await startServer();
+    t = await startTarget();
     dogs = (await createCategory(t.admin, 'Dogs')).id;
   });
   afterAll(() => t.close());
@@ -175,9 +175,9 @@ describe('GraphQL errors inside execution (HTTP 200)', () => {
 const CREATE = `mutation($input: NewCategoryInput!) { createCategory(input: $input) { id } }`;
 
 describe('GraphQL requests refused before execution', () => {
-  let t: TestServer;
+  let t: Target;
   beforeAll(async () => {
-    t = await startServer();
+    t = await startTarget();
   });
   afterAll(() => t.close());
 

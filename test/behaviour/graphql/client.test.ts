@@ -1,13 +1,15 @@
 /**
- * A real GraphQL client (graphql-request's GraphQLClient) against the server, the way a
- * frontend would use it: the X-API-Key header, typed documents, errors as ClientError.
+ * A real GraphQL client (graphql-request's GraphQLClient) against the target, the way a
+ * frontend would use it: the X-API-Key header, typed documents, errors as ClientError. Its
+ * requests go through checkedFetch, so their responses are checked against the contract too.
  */
 import { ClientError, GraphQLClient } from 'graphql-request';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../support/server.js';
+import { checkedFetch } from '../../support/http.js';
+import { startTarget, type Target } from '../../support/target.js';
 
 describe('graphql-request GraphQLClient', () => {
-  let t: TestServer;
+  let t: Target;
   let staff: GraphQLClient;
   let customer: GraphQLClient;
   const keyOf = async (role: 'staff' | 'customer') => {
@@ -17,9 +19,9 @@ describe('graphql-request GraphQLClient', () => {
   };
 
   beforeAll(async () => {
-    t = await startServer();
-    staff = new GraphQLClient(`${t.url}/graphql`, { headers: { 'X-API-Key': await keyOf('staff') } });
-    customer = new GraphQLClient(`${t.url}/graphql`, { headers: { 'X-API-Key': await keyOf('customer') } });
+    t = await startTarget();
+    staff = new GraphQLClient(`${t.url}/graphql`, { fetch: checkedFetch, headers: { 'X-API-Key': await keyOf('staff') } });
+    customer = new GraphQLClient(`${t.url}/graphql`, { fetch: checkedFetch, headers: { 'X-API-Key': await keyOf('customer') } });
   });
   afterAll(() => t.close());
 
@@ -78,7 +80,7 @@ describe('graphql-request GraphQLClient', () => {
   });
 
   it('surfaces a refusal before execution as a ClientError with the HTTP status', async () => {
-    const anonymous = new GraphQLClient(`${t.url}/graphql`);
+    const anonymous = new GraphQLClient(`${t.url}/graphql`, { fetch: checkedFetch });
     const err = await anonymous.request(`{ pets { totalCount } }`).then(() => undefined, (e: unknown) => e);
     expect(err).toBeInstanceOf(ClientError);
     expect((err as ClientError).response.status).toBe(401);

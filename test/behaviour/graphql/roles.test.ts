@@ -4,12 +4,12 @@
  * inside execution (HTTP 200); another key's order is NOT_FOUND.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../support/server.js';
-import type { Api } from '../support/http.js';
-import { createCategory, createPet, dataOf, expectExecutionError, gql, placeOrder } from '../support/graphql.js';
+import { startTarget, type Target } from '../../support/target.js';
+import type { Api } from '../../support/http.js';
+import { createCategory, createPet, dataOf, expectExecutionError, gql, placeOrder } from '../../support/graphql.js';
 
 describe('GraphQL roles', () => {
-  let t: TestServer;
+  let t: Target;
   let alice: Api;
   let bob: Api;
   let staff: Api;
@@ -19,7 +19,7 @@ describe('GraphQL roles', () => {
   let bobOrder: string;
 
   beforeAll(async () => {
-    t = await startServer();
+    t = await startTarget();
     [alice, bob, staff] = [await t.client('customer'), await t.client('customer'), await t.client('staff')];
     dogs = (await createCategory(t.admin, 'Dogs')).id;
     rex = (await createPet(t.admin, { name: 'Rex', categoryId: dogs })).id;

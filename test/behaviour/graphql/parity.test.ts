@@ -1,11 +1,11 @@
 /**
- * One service layer, two surfaces: the same scenario run through REST on one fresh server and
+ * One service layer, two surfaces: the same scenario run through REST on one fresh target and
  * through GraphQL on another returns the same facts at every step and leaves the same state.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../support/server.js';
-import type { Api } from '../support/http.js';
-import { dataOf, gql } from '../support/graphql.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { startTarget, type Target } from '../../support/target.js';
+import type { Api, Res } from '../../support/http.js';
+import { dataOf, gql, type GqlBody } from '../../support/graphql.js';
 
 type Fact = Record<string, unknown>;
 
@@ -90,47 +90,70 @@ async function scenario(s: Surface): Promise<unknown[]> {
   return facts;
 }
 
+const LISTS = ['/pets', '/store/orders', '/store/inventory', '/categories'];
+const READ_BACK = `{ pets { edges { node { id name status inventory { quantity } category { name } } } } orders { edges { node { id petId quantity shipDate complete } } } }`;
+
+interface Run {
+  facts: unknown[];
+  /** GET of each of LISTS afterwards. */
+  lists: Map<string, Res>;
+  /** READ_BACK afterwards. */
+  readBack: Res<GqlBody>;
+  /** The target's clock when the scenario ended. */
+  now: number;
+}
+
+/**
+ * The scenario on a fresh target through one surface, and what the target holds afterwards. One
+ * target after the other, never two at once: the mocks intercept this process's fetch, and two mock
+ * targets on one base URL would answer for each other.
+ */
+async function run(surface: (api: Api) => Surface): Promise<Run> {
+  const t = await startTarget();
+  try {
+    const facts = await scenario(surface(t.admin));
+    const lists = new Map<string, Res>();
+    for (const path of LISTS) lists.set(path, await t.admin.get(path));
+    return { facts, lists, readBack: await gql(t.admin, READ_BACK), now: t.clock.now() };
+  } finally {
+    await t.close();
+  }
+}
+
 describe('REST and GraphQL parity', () => {
-  let viaRest: TestServer;
-  let viaGraphql: TestServer;
-  let restFacts: unknown[];
-  let graphqlFacts: unknown[];
+  let viaRest: Run;
+  let viaGraphql: Run;
 
   beforeAll(async () => {
-    [viaRest, viaGraphql] = await Promise.all([startServer(), startServer()]);
-    restFacts = await scenario(rest(viaRest.admin));
-    graphqlFacts = await scenario(graphql(viaGraphql.admin));
-  });
-  afterAll(async () => {
-    await Promise.all([viaRest.close(), viaGraphql.close()]);
+    viaRest = await run(rest);
+    viaGraphql = await run(graphql);
   });
 
   it('returns the same facts at every step', () => {
-    expect(graphqlFacts).toEqual(restFacts);
-    expect(restFacts).toHaveLength(11);
+    expect(viaGraphql.facts).toEqual(viaRest.facts);
+    expect(viaRest.facts).toHaveLength(11);
     // Spot-check that the facts are the contract's: the completed order got shipDate = now.
-    expect(restFacts[9]).toEqual({ id: 2, petId: 2, quantity: 2, complete: true, shipDate: new Date(viaRest.clock.now()).toISOString() });
+    expect(viaRest.facts[9]).toEqual({ id: 2, petId: 2, quantity: 2, complete: true, shipDate: new Date(viaRest.now).toISOString() });
   });
 
-  it('leaves the same pets, orders, inventory and categories', async () => {
-    for (const path of ['/pets', '/store/orders', '/store/inventory', '/categories']) {
-      const [a, b] = [await viaRest.admin.get(path), await viaGraphql.admin.get(path)];
+  it('leaves the same pets, orders, inventory and categories', () => {
+    for (const path of LISTS) {
+      const [a, b] = [viaRest.lists.get(path)!, viaGraphql.lists.get(path)!];
       expect([a.status, b.status]).toEqual([200, 200]);
       expect(b.body, path).toEqual(a.body);
     }
-    expect((await viaGraphql.admin.get('/pets')).body).toEqual([
+    expect(viaGraphql.lists.get('/pets')!.body).toEqual([
       { id: 1, name: 'Rex', categoryId: 1, status: 'sold' },
       { id: 2, name: 'Tom', categoryId: 2, status: 'available' },
     ]);
-    expect((await viaGraphql.admin.get('/store/inventory')).body).toEqual([
+    expect(viaGraphql.lists.get('/store/inventory')!.body).toEqual([
       { petId: 1, quantity: 0, status: 'sold' },
       { petId: 2, quantity: 1, status: 'available' },
     ]);
   });
 
-  it('reads the same state through GraphQL on both servers', async () => {
-    const q = `{ pets { edges { node { id name status inventory { quantity } category { name } } } } orders { edges { node { id petId quantity shipDate complete } } } }`;
-    const [a, b] = [dataOf(await gql(viaRest.admin, q)), dataOf(await gql(viaGraphql.admin, q))];
+  it('reads the same state through GraphQL on both targets', () => {
+    const [a, b] = [dataOf(viaRest.readBack), dataOf(viaGraphql.readBack)];
     expect(b).toEqual(a);
   });
 });

@@ -4,17 +4,17 @@
  * the namespace is the API key's, shared with REST's Idempotency-Key.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../support/server.js';
-import type { Api } from '../support/http.js';
-import { createCategory, createPet, dataOf, expectExecutionError, gql, PLACE_ORDER } from '../support/graphql.js';
+import { startTarget, type Target } from '../../support/target.js';
+import type { Api } from '../../support/http.js';
+import { createCategory, createPet, dataOf, expectExecutionError, gql, PLACE_ORDER } from '../../support/graphql.js';
 
 describe('GraphQL placeOrder idempotencyKey', () => {
-  let t: TestServer;
+  let t: Target;
   let customer: Api;
   let dogs: string;
 
   beforeAll(async () => {
-    t = await startServer();
+    t = await startTarget();
     customer = await t.client('customer');
     dogs = (await createCategory(t.admin, 'Dogs')).id;
   });

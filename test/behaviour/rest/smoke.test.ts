@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../support/server.js';
+import { startTarget, type Target } from '../../support/target.js';
 
 describe('smoke', () => {
-  let t: TestServer;
+  let t: Target;
   beforeAll(async () => {
-    t = await startServer();
+    t = await startTarget();
   });
   afterAll(() => t.close());
 

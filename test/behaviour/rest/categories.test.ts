@@ -3,13 +3,13 @@
  * replace, delete, case-insensitive unique names, and roles.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../support/server.js';
-import { expectErrorWithMessage, expectValidationWithMessage } from '../support/assertions.js';
-import { versioned, type VersionedApi } from '../support/clients.js';
-import { nextLink } from '../support/paging.js';
+import { startTarget, type Target } from '../../support/target.js';
+import { expectErrorWithMessage, expectValidationWithMessage } from '../../support/assertions.js';
+import { versioned, type VersionedApi } from '../../support/clients.js';
+import { nextLink } from '../../support/paging.js';
 
 describe('categories over REST', () => {
-  let t: TestServer;
+  let t: Target;
   let admin: VersionedApi;
   let staff: VersionedApi;
   let customer: VersionedApi;
@@ -22,7 +22,7 @@ describe('categories over REST', () => {
   }
 
   beforeAll(async () => {
-    t = await startServer();
+    t = await startTarget();
     admin = versioned(t.admin);
     staff = versioned(await t.client('staff'));
     customer = versioned(await t.client('customer'));

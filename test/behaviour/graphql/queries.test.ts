@@ -3,9 +3,9 @@
  * what REST says about the same records (IDs as decimal strings, PetStatus in upper case).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../support/server.js';
-import type { Api, Res } from '../support/http.js';
-import { dataOf, expectExecutionError, gql, type GqlBody } from '../support/graphql.js';
+import { startTarget, type Target } from '../../support/target.js';
+import type { Api, Res } from '../../support/http.js';
+import { dataOf, expectExecutionError, gql, type GqlBody } from '../../support/graphql.js';
 
 /** A GraphQL pet as REST shows it. */
 const asRest = (p: { id: string; name: string; categoryId: string; status: string }) => ({
@@ -18,7 +18,7 @@ const asRest = (p: { id: string; name: string; categoryId: string; status: strin
 const PET_FIELDS = 'id name categoryId status';
 
 describe('GraphQL queries', () => {
-  let t: TestServer;
+  let t: Target;
   const cat = { dogs: '', cats: '', birds: '', empty: '' };
   const pet: Record<string, string> = {};
   const order: Record<string, string> = {};
@@ -30,7 +30,7 @@ describe('GraphQL queries', () => {
   }
 
   beforeAll(async () => {
-    t = await startServer();
+    t = await startTarget();
     for (const [k, name, description] of [
       ['dogs', 'Dogs', 'Loyal companions'],
       ['cats', 'Cats', undefined],
@@ -293,13 +293,13 @@ describe('GraphQL queries', () => {
 });
 
 describe('GraphQL Relay pagination', () => {
-  let t: TestServer;
+  let t: Target;
   let petIds: string[] = [];
   let orderIds: string[] = [];
   let categoryIds: string[] = [];
 
   beforeAll(async () => {
-    t = await startServer();
+    t = await startTarget();
     for (let i = 1; i <= 12; i++) {
       const c = await t.admin.post('/categories', { name: `Category ${i}` });
       categoryIds.push(String(c.body.id));

@@ -4,13 +4,13 @@
  * the last units.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Api, Res } from '../support/http.js';
-import { startServer, type TestServer } from '../support/server.js';
-import { expectError, expectValidation } from '../support/assertions.js';
-import type { Client } from '../support/clients.js';
-import { allPages, strictNextLink } from '../support/paging.js';
+import type { Api, Res } from '../../support/http.js';
+import { startTarget, type Target } from '../../support/target.js';
+import { expectError, expectValidation } from '../../support/assertions.js';
+import type { Client } from '../../support/clients.js';
+import { allPages, strictNextLink } from '../../support/paging.js';
 
-async function setup(t: TestServer) {
+async function setup(t: Target) {
   const staff = await t.client('staff');
   const alice = await t.client('customer');
   const bob = await t.client('customer');
@@ -40,7 +40,7 @@ async function setup(t: TestServer) {
 }
 
 describe('orders', () => {
-  let t: TestServer;
+  let t: Target;
   let staff: Client;
   let alice: Client;
   let bob: Client;
@@ -50,7 +50,7 @@ describe('orders', () => {
   let categoryId: number;
 
   beforeAll(async () => {
-    t = await startServer();
+    t = await startTarget();
     ({ staff, alice, bob, pet, inventory, petStatus, categoryId } = await setup(t));
   });
   afterAll(() => t.close());
@@ -353,7 +353,7 @@ describe('orders', () => {
 });
 
 describe('order lists', () => {
-  let t: TestServer;
+  let t: Target;
   let staff: Client;
   let alice: Client;
   let bob: Client;
@@ -362,7 +362,7 @@ describe('order lists', () => {
   const ids: Record<string, number> = {};
 
   beforeAll(async () => {
-    t = await startServer();
+    t = await startTarget();
     let pet: (stock: number) => Promise<number>;
     ({ staff, alice, bob, pet } = await setup(t));
     p1 = await pet(10);
@@ -475,9 +475,9 @@ describe('order lists', () => {
 });
 
 describe('concurrent orders', () => {
-  let t: TestServer;
+  let t: Target;
   beforeAll(async () => {
-    t = await startServer();
+    t = await startTarget();
   });
   afterAll(() => t.close());
 

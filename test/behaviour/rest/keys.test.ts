@@ -3,9 +3,9 @@
  * listing them without secrets, revoking them, and lifting bans.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../support/server.js';
-import type { Res } from '../support/http.js';
-import { expectError } from '../support/assertions.js';
+import { startTarget, type Target } from '../../support/target.js';
+import type { Res } from '../../support/http.js';
+import { expectError } from '../../support/assertions.js';
 
 const SECRET = /^psk_(free|pro|business|enterprise)_[0-9A-Za-z]{32,}$/;
 
@@ -17,9 +17,9 @@ function expectValidation(res: Res, path?: string): void {
 }
 
 describe('key ids', () => {
-  let t: TestServer;
+  let t: Target;
   beforeAll(async () => {
-    t = await startServer();
+    t = await startTarget();
   });
   afterAll(() => t.close());
 
@@ -42,9 +42,9 @@ describe('key ids', () => {
 });
 
 describe('POST /admin/keys', () => {
-  let t: TestServer;
+  let t: Target;
   beforeAll(async () => {
-    t = await startServer();
+    t = await startTarget();
   });
   afterAll(() => t.close());
 
@@ -172,10 +172,10 @@ describe('POST /admin/keys', () => {
 });
 
 describe('GET /admin/keys', () => {
-  let t: TestServer;
+  let t: Target;
   const created: any[] = [];
   beforeAll(async () => {
-    t = await startServer();
+    t = await startTarget();
     for (const [i, plan] of (['free', 'pro', 'business', 'free', 'pro'] as const).entries()) {
       const res = await t.admin.post('/admin/keys', { name: `key ${i + 1}`, role: 'customer', plan });
       created.push(res.body);
@@ -251,9 +251,9 @@ describe('GET /admin/keys', () => {
 });
 
 describe('DELETE /admin/keys/{keyId}', () => {
-  let t: TestServer;
+  let t: Target;
   beforeAll(async () => {
-    t = await startServer();
+    t = await startTarget();
   });
   afterAll(() => t.close());
 
@@ -295,9 +295,9 @@ describe('DELETE /admin/keys/{keyId}', () => {
 });
 
 describe('DELETE /admin/bans/{keyId}', () => {
-  let t: TestServer;
+  let t: Target;
   beforeAll(async () => {
-    t = await startServer();
+    t = await startTarget();
   });
   afterAll(() => t.close());
 

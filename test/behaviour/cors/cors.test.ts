@@ -1,13 +1,14 @@
 /**
- * CORS on the real server (CONTRACT section 6a): allowed origins get Access-Control-Allow-Origin,
- * Vary and the exposed headers on every answer (errors too); preflights on REST paths and
- * /graphql are 204 with the path's methods, need no key and cost no budget; other origins get no
- * Access-Control-* header and their preflights are answered as any OPTIONS request.
+ * CORS on the server and the mocks alike (CONTRACT section 6a): allowed origins get
+ * Access-Control-Allow-Origin, Vary and the exposed headers on every answer (errors too);
+ * preflights on REST paths and /graphql are 204 with the path's methods, need no key and cost no
+ * budget; other origins get no Access-Control-* header and their preflights are answered as any
+ * OPTIONS request.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectError } from '../support/assertions.js';
-import type { Res } from '../support/http.js';
-import { startServer, type TestServer } from '../support/server.js';
+import { expectError } from '../../support/assertions.js';
+import type { Res } from '../../support/http.js';
+import { startTarget, type Target } from '../../support/target.js';
 
 const APP = 'http://localhost:5173';
 const OTHER = 'http://evil.example';
@@ -44,7 +45,7 @@ function expectNoCors(res: Res): void {
 }
 
 /** A preflight is not an operation of the document: its answer is checked here, against section 6a. */
-function preflight(t: TestServer, path: string, origin: string, method = 'GET', requestHeaders = 'x-api-key') {
+function preflight(t: Target, path: string, origin: string, method = 'GET', requestHeaders = 'x-api-key') {
   return t.anon.request('OPTIONS', path, {
     key: undefined,
     unchecked: true,
@@ -65,9 +66,9 @@ function expectPreflight(res: Res, origin: string, methods: string[]): void {
 }
 
 describe('CORS with a list of origins', () => {
-  let t: TestServer;
+  let t: Target;
   beforeAll(async () => {
-    t = await startServer({ corsOrigins: [APP, 'http://127.0.0.1:4173'] });
+    t = await startTarget({ corsOrigins: [APP, 'http://127.0.0.1:4173'] });
   });
   afterAll(() => t.close());
 
@@ -161,9 +162,9 @@ describe('CORS with a list of origins', () => {
 });
 
 describe('CORS with *', () => {
-  let t: TestServer;
+  let t: Target;
   beforeAll(async () => {
-    t = await startServer({ corsOrigins: ['*'] });
+    t = await startTarget({ corsOrigins: ['*'] });
   });
   afterAll(() => t.close());
 
@@ -175,9 +176,9 @@ describe('CORS with *', () => {
 });
 
 describe('CORS off (the default)', () => {
-  let t: TestServer;
+  let t: Target;
   beforeAll(async () => {
-    t = await startServer();
+    t = await startTarget();
   });
   afterAll(() => t.close());
 

@@ -1,0 +1,115 @@
+/**
+ * One behaviour suite, two targets (CONTRACT section 11). `startTarget` gives a test the same
+ * handles whether it runs against the real server over HTTP on a loopback port or against the MSW
+ * mocks in this process; the vitest project running the file decides which (`provide: { target }`
+ * in vitest.config.ts). Tests talk to either only through `url` and `fetch`, so every response
+ * still goes through the contract check of `Api` (test/support/http.ts).
+ */
+import { inject } from 'vitest';
+import type { Plan, Role } from '../../src/service/records.js';
+import { ADMIN_SECRET, FakeClock } from './fixtures.js';
+import { Api } from './http.js';
+
+export type TargetKind = 'server' | 'mocks';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Which target `startTarget` starts: set per project in vitest.config.ts. */
+    target: TargetKind;
+  }
+}
+
+export interface TargetOptions {
+  sunset?: Date;
+  clock?: FakeClock;
+  graphqlMaxCost?: number;
+  limiterEntries?: number;
+  /** PETSTORE_CORS_ORIGINS. */
+  corsOrigins?: string[];
+}
+
+export interface Target {
+  kind: TargetKind;
+  url: string;
+  /** A client acting as the bootstrap admin. */
+  admin: Api;
+  /** A client with no key. */
+  anon: Api;
+  clock: FakeClock;
+  /** Creates a key through the API and returns a client acting with it. */
+  client(role: Role, plan?: Plan, limits?: { perMinute: number; perDay: number }): Promise<Api & { keyId: number }>;
+  close(): Promise<void>;
+}
+
+/**
+ * Where the mocks answer. A loopback discard port: a request the handlers do not catch fails at
+ * once with a refused connection and never leaves the machine.
+ */
+export const MOCKS_BASE_URL = 'http://127.0.0.1:9';
+
+/** The target kind of the running project; a file outside the behaviour projects has none. */
+export function targetKind(): TargetKind {
+  const kind = inject('target');
+  if (kind !== 'server' && kind !== 'mocks') {
+    throw new Error(`startTarget runs only in the behaviour:server and behaviour:mocks projects (test/behaviour/), got target=${String(kind)}`);
+  }
+  return kind;
+}
+
+export async function startTarget(opts: TargetOptions = {}): Promise<Target> {
+  return targetKind() === 'server' ? startServerTarget(opts) : startMocksTarget(opts);
+}
+
+async function startServerTarget(opts: TargetOptions): Promise<Target> {
+  // Loaded here so that the mocks project never loads the server.
+  const { startServer } = await import('./server.js');
+  const t = await startServer(opts);
+  return { kind: 'server', url: t.url, admin: t.admin, anon: t.anon, clock: t.clock, client: t.client, close: t.close };
+}
+
+/** MSW intercepts the process's global fetch, and two mock servers on one base URL would answer for each other. */
+let mocksListening = false;
+
+async function startMocksTarget(opts: TargetOptions): Promise<Target> {
+  if (mocksListening) throw new Error('one mocks target at a time: close the previous one first');
+  // Loaded here so that the server project never loads MSW.
+  const { createMockServer } = await import('../../mocks/node.js');
+  const clock = opts.clock ?? new FakeClock();
+  const { server } = createMockServer({
+    baseUrl: MOCKS_BASE_URL,
+    adminKey: ADMIN_SECRET,
+    seed: false,
+    sunset: opts.sunset?.toISOString(),
+    graphqlMaxCost: opts.graphqlMaxCost,
+    clock,
+    limiterEntries: opts.limiterEntries,
+    corsOrigins: opts.corsOrigins,
+  });
+  server.listen({ onUnhandledRequest: 'error' });
+  mocksListening = true;
+  const url = MOCKS_BASE_URL;
+  const admin = new Api(url, ADMIN_SECRET);
+  return {
+    kind: 'mocks',
+    url,
+    admin,
+    anon: new Api(url),
+    clock,
+    client: keyMaker(admin),
+    async close() {
+      server.close();
+      mocksListening = false;
+    },
+  };
+}
+
+/** `Target.client`: a key made through POST /admin/keys, as any administrator would make one. */
+export function keyMaker(admin: Api): Target['client'] {
+  return async (role, plan = 'business', limits) => {
+    const res = await admin.post('/admin/keys', { name: `${role} key`, role, plan, ...limits });
+    if (res.status !== 201) throw new Error(`could not create key: ${res.text}`);
+    return Object.assign(new Api(admin.baseUrl, res.body.key), { keyId: res.body.id as number });
+  };
+}
+
+export { ADMIN_SECRET, FakeClock };
