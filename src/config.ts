@@ -15,6 +15,8 @@ export interface Config {
   graphqlMaxCost: number;
   requestTimeoutMs: number;
   logLevel: string;
+  /** Origins allowed by CORS; `['*']` allows any; empty means no CORS headers. */
+  corsOrigins: string[];
 }
 
 export class ConfigError extends Error {
@@ -59,6 +61,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('PETSTORE_ADMIN_KEY', 'must be at least 16 characters');
   }
 
+  const corsOrigins = (get('PETSTORE_CORS_ORIGINS') ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter((o) => o !== '');
+  for (const o of corsOrigins) {
+    if (o !== '*' && !isOrigin(o)) {
+      throw new ConfigError('PETSTORE_CORS_ORIGINS', `must be * or a comma-separated list of origins like http://localhost:5173, got "${o}"`);
+    }
+  }
+
   return {
     port: int('PORT', 3000, 0, 65535),
     host: get('HOST') ?? '127.0.0.1',
@@ -72,5 +84,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphqlMaxCost: positive('PETSTORE_GRAPHQL_MAX_COST', 1000),
     requestTimeoutMs: positive('PETSTORE_REQUEST_TIMEOUT_MS', 30_000),
     logLevel,
+    corsOrigins,
   };
+}
+
+/** A serialised origin: scheme, host and optional port, nothing else (no path, no trailing slash). */
+function isOrigin(s: string): boolean {
+  try {
+    const u = new URL(s);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === s;
+  } catch {
+    return false;
+  }
 }

@@ -4,7 +4,7 @@
  */
 import './production-mode.js';
 import { createServer } from 'node:http';
-import { createApp } from './app.js';
+import { createApp } from './hosts/koa/app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { loadContract } from './contract/openapi.js';
 import { createLogger } from './logger.js';
@@ -56,6 +56,7 @@ async function main(): Promise<void> {
     graphqlMaxCost: config.graphqlMaxCost,
     limiter: new RateLimiter({ clock }),
     banThresholds: { threshold: config.banThreshold, windowSeconds: config.banWindowSeconds },
+    corsOrigins: config.corsOrigins,
   });
   // A request whose body has not fully arrived within the timeout is cut off (408). Node checks
   // at `connectionsCheckingInterval`, so that must be well under the timeout to be exact.

@@ -938,6 +938,22 @@ export interface components {
                 "application/json": components["schemas"]["GraphQLErrorResponse"];
             };
         };
+        /** @description `SERVICE_UNAVAILABLE`: the store cannot serve this request right now (a full disk, a read-only or vanished data directory, an unreachable database); reads go on where they can. Retry after `Retry-After` (always 1) seconds. Never recorded for idempotency. */
+        GraphQLServiceUnavailable: {
+            headers: {
+                "API-Version": components["headers"]["API-Version"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["GraphQLErrorResponse"];
+            };
+        };
         /** @description The request is malformed (`BAD_REQUEST`: a path id that is not a decimal integer, malformed JSON, invalid UTF-8, nesting deeper than 32 levels, an unpaired surrogate) or breaks the schema (`VALIDATION_FAILED`, with `details`: a parameter out of range or of the wrong form, a missing or unknown body property). Never recorded for idempotency. */
         BadRequest: {
             headers: {
@@ -1109,6 +1125,22 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description `SERVICE_UNAVAILABLE`: the store cannot serve this request right now (a full disk, a read-only or vanished data directory, an unreachable database); reads go on where they can. Retry after `Retry-After` (always 1) seconds. Never recorded for idempotency. */
+        ServiceUnavailable: {
+            headers: {
+                "API-Version": components["headers"]["API-Version"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The request is malformed (`BAD_REQUEST`: a path id that is not a decimal integer, malformed JSON, invalid UTF-8, nesting deeper than 32 levels, an unpaired surrogate) or breaks the schema (`VALIDATION_FAILED`, with `details`: a parameter out of range or of the wrong form, a missing or unknown body property). Never recorded for idempotency. */
         PostBadRequest: {
             headers: {
@@ -1249,6 +1281,23 @@ export interface components {
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description `SERVICE_UNAVAILABLE`: the store cannot serve this request right now (a full disk, a read-only or vanished data directory, an unreachable database); reads go on where they can. Retry after `Retry-After` (always 1) seconds. Never recorded for idempotency. */
+        PostServiceUnavailable: {
+            headers: {
+                "API-Version": components["headers"]["API-Version"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
@@ -1411,6 +1460,23 @@ export interface components {
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 "X-API-Stability": components["headers"]["X-API-Stability"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description `SERVICE_UNAVAILABLE`: the store cannot serve this request right now (a full disk, a read-only or vanished data directory, an unreachable database); reads go on where they can. Retry after `Retry-After` (always 1) seconds. Never recorded for idempotency. */
+        StabilityServiceUnavailable: {
+            headers: {
+                "API-Version": components["headers"]["API-Version"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-API-Stability": components["headers"]["X-API-Stability"];
+                "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
@@ -1629,6 +1695,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createPet: {
@@ -1679,6 +1746,7 @@ export interface operations {
             422: components["responses"]["PostUnprocessableEntity"];
             429: components["responses"]["PostTooManyRequests"];
             500: components["responses"]["PostInternal"];
+            503: components["responses"]["PostServiceUnavailable"];
         };
     };
     getPet: {
@@ -1832,6 +1900,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     replacePet: {
@@ -1884,6 +1953,7 @@ export interface operations {
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deletePet: {
@@ -1925,6 +1995,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updatePet: {
@@ -1978,6 +2049,7 @@ export interface operations {
             422: components["responses"]["StabilityUnprocessableEntity"];
             429: components["responses"]["StabilityTooManyRequests"];
             500: components["responses"]["StabilityInternal"];
+            503: components["responses"]["StabilityServiceUnavailable"];
         };
     };
     listCategories: {
@@ -2023,6 +2095,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createCategory: {
@@ -2075,6 +2148,7 @@ export interface operations {
             422: components["responses"]["PostUnprocessableEntity"];
             429: components["responses"]["PostTooManyRequests"];
             500: components["responses"]["PostInternal"];
+            503: components["responses"]["PostServiceUnavailable"];
         };
     };
     getCategory: {
@@ -2116,6 +2190,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     replaceCategory: {
@@ -2166,6 +2241,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteCategory: {
@@ -2207,6 +2283,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listOrders: {
@@ -2262,6 +2339,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     placeOrder: {
@@ -2314,6 +2392,7 @@ export interface operations {
             422: components["responses"]["PostUnprocessableEntity"];
             429: components["responses"]["PostTooManyRequests"];
             500: components["responses"]["PostInternal"];
+            503: components["responses"]["PostServiceUnavailable"];
         };
     };
     getOrder: {
@@ -2355,6 +2434,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     cancelOrder: {
@@ -2396,6 +2476,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateOrder: {
@@ -2446,6 +2527,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listInventory: {
@@ -2500,6 +2582,7 @@ export interface operations {
             403: components["responses"]["StabilityForbidden"];
             429: components["responses"]["StabilityTooManyRequests"];
             500: components["responses"]["StabilityInternal"];
+            503: components["responses"]["StabilityServiceUnavailable"];
         };
     };
     getInventoryItem: {
@@ -2542,6 +2625,7 @@ export interface operations {
             404: components["responses"]["StabilityNotFound"];
             429: components["responses"]["StabilityTooManyRequests"];
             500: components["responses"]["StabilityInternal"];
+            503: components["responses"]["StabilityServiceUnavailable"];
         };
     };
     setInventory: {
@@ -2591,6 +2675,7 @@ export interface operations {
             415: components["responses"]["StabilityUnsupportedMediaType"];
             429: components["responses"]["StabilityTooManyRequests"];
             500: components["responses"]["StabilityInternal"];
+            503: components["responses"]["StabilityServiceUnavailable"];
         };
     };
     listKeys: {
@@ -2636,6 +2721,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createKey: {
@@ -2814,6 +2900,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            503: components["responses"]["PostServiceUnavailable"];
         };
     };
     revokeKey: {
@@ -2853,6 +2940,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     liftBan: {
@@ -2892,6 +2980,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getOpenApiJson: {
@@ -3132,6 +3221,7 @@ export interface operations {
             405: components["responses"]["GraphQLMethodNotAllowed"];
             429: components["responses"]["GraphQLTooManyRequests"];
             500: components["responses"]["GraphQLInternal"];
+            503: components["responses"]["GraphQLServiceUnavailable"];
         };
     };
     graphqlPost: {
@@ -3169,6 +3259,7 @@ export interface operations {
             415: components["responses"]["GraphQLUnsupportedMediaType"];
             429: components["responses"]["GraphQLTooManyRequests"];
             500: components["responses"]["GraphQLInternal"];
+            503: components["responses"]["GraphQLServiceUnavailable"];
         };
     };
 }

@@ -1,13 +1,11 @@
 /**
  * The contract files, loaded once. Everything that validates requests or responses compiles
- * from this one document, so the server and its description cannot drift apart.
+ * from this one document, so the server, the mocks and their description cannot drift apart.
+ * The files come from schema/ through the generated files.ts, so this runs in a browser too.
  */
-import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { parse } from 'yaml';
-
-export const SCHEMA_DIR = new URL('../../schema/', import.meta.url);
+import { OPENAPI_JSON, OPENAPI_YAML, SCHEMA_GRAPHQL } from './files.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -50,11 +48,8 @@ export interface Contract {
   sdl: string;
 }
 
-export function loadContract(dir: URL = SCHEMA_DIR): Contract {
-  const yaml = readFileSync(new URL('openapi.yaml', dir), 'utf8');
-  const doc = parse(yaml) as OpenApiDoc;
-  const sdl = readFileSync(new URL('schema.graphql', dir), 'utf8');
-  return { doc, yaml, json: JSON.stringify(doc), sdl };
+export function loadContract(): Contract {
+  return { doc: JSON.parse(OPENAPI_JSON) as OpenApiDoc, yaml: OPENAPI_YAML, json: OPENAPI_JSON, sdl: SCHEMA_GRAPHQL };
 }
 
 /** Every operation of the document with its path and method. */

@@ -4,7 +4,13 @@
  * limits, and extensions that tell browser clients their cost and rate-limit budget.
  */
 import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginInlineTraceDisabled,
+  ApolloServerPluginLandingPageDisabled,
+  ApolloServerPluginSchemaReportingDisabled,
+  ApolloServerPluginUsageReportingDisabled,
+} from '@apollo/server/plugin/disabled';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLSchema } from 'graphql';
 import type { Contract } from '../contract/openapi.js';
@@ -42,9 +48,19 @@ export async function createApollo(opts: ApolloOptions): Promise<ApolloServer<Gr
     validationRules: [KnownOperationTypes],
     csrfPrevention: true,
     introspection: true,
+    // The NODE_ENV Apollo would otherwise read from `process`, which a browser lacks.
+    nodeEnv: opts.development ? 'development' : 'production',
+    // Shutdown is the host's job (main.ts drains requests, then writes the snapshot).
+    stopOnTerminationSignals: false,
     plugins: [
       // Cache hints are unused here, and computing them wraps every field resolver.
       ApolloServerPluginCacheControlDisabled(),
+      // Apollo's optional plugins stay unloaded: they need Node (and Apollo's cloud), and the
+      // mocks run this same server in a browser. GET /graphql without a query is a 400, not a page.
+      ApolloServerPluginLandingPageDisabled(),
+      ApolloServerPluginInlineTraceDisabled(),
+      ApolloServerPluginUsageReportingDisabled(),
+      ApolloServerPluginSchemaReportingDisabled(),
       complexityPlugin(opts.maxCost),
       {
         async requestDidStart() {

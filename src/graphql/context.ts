@@ -1,13 +1,10 @@
 /** What every resolver receives: who is asking, the services, and this request's loaders. */
+import type { RateLimitInfo } from '../api/exchange.js';
 import type { Principal } from '../service/records.js';
 import type { Services } from '../service/services.js';
 import type { Loaders } from './loaders.js';
 
-export interface RateLimitInfo {
-  limit: number;
-  remaining: number;
-  reset: number;
-}
+export type { RateLimitInfo };
 
 export interface GraphQLContext {
   principal: Principal;

@@ -6,7 +6,7 @@
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { DomainError, type ErrorCode } from '../service/errors.js';
-import { STATUS_OF } from '../http/error-map.js';
+import { STATUS_OF } from '../api/error-map.js';
 
 /** Apollo codes passed through as they are, with the HTTP status they answer with. */
 const APOLLO_CODES: Record<string, number> = {

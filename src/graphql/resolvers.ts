@@ -2,7 +2,6 @@
  * Resolvers: translate arguments, call the service layer, shape the result. No business rule
  * lives here; roles, transitions and ownership are the services' job.
  */
-import { createHash } from 'node:crypto';
 import type { IResolvers } from '@graphql-tools/utils';
 import { DomainError, NotFoundError, ValidationError, type ErrorCode } from '../service/errors.js';
 import type { NewCategory } from '../service/categories.js';
@@ -16,7 +15,7 @@ import {
   type Pet,
   type PetStatus,
 } from '../service/records.js';
-import { STATUS_OF } from '../http/error-map.js';
+import { STATUS_OF } from '../api/error-map.js';
 import { connection } from './connection.js';
 import type { GraphQLContext } from './context.js';
 import { checkIdempotencyKey, pageArgs, parseId, parseOptionalId, toStatus, toStatuses, type InputChecker } from './inputs.js';
@@ -115,9 +114,9 @@ export function createResolvers(inputs: InputChecker): IResolvers<unknown, Graph
       );
       if (idempotencyKey === undefined || idempotencyKey === null) return services.orders.place(principal, order);
       // Shares the API key's namespace with REST's Idempotency-Key; the fingerprint tells them apart.
-      const fingerprint = createHash('sha256').update(`GRAPHQL placeOrder ${JSON.stringify(order)}`).digest('hex');
+      const request = `GRAPHQL placeOrder ${JSON.stringify(order)}`;
       type Outcome = { order?: Order; error?: { code: ErrorCode; message: string } };
-      const { outcome } = await services.idempotency.run<Outcome>(principal.keyId, checkIdempotencyKey(idempotencyKey), fingerprint, async () => {
+      const { outcome } = await services.idempotency.run<Outcome>(principal.keyId, checkIdempotencyKey(idempotencyKey), request, async () => {
         try {
           return { outcome: { order: await services.orders.place(principal, order) }, record: true };
         } catch (err) {

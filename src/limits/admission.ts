@@ -83,6 +83,7 @@ export class Admission {
   }
 }
 
-function subjectOf(keyId: number): string {
+/** The limiter subject of a key. */
+export function subjectOf(keyId: number): string {
   return `key:${keyId}`;
 }

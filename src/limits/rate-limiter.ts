@@ -78,6 +78,11 @@ export class RateLimiter {
     return e.refusals.length;
   }
 
+  /** Forgets every subject: all buckets full again, no refusals counted. */
+  clear(): void {
+    this.cache.clear();
+  }
+
   clearRefusals(subject: string): void {
     const e = this.cache.get(subject);
     if (e) e.refusals = [];

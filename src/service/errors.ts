@@ -128,8 +128,12 @@ export class RateLimitedError extends RetryLaterError {
 export class KeyBannedError extends RetryLaterError {
   readonly code = 'KEY_BANNED';
 }
-export class ServiceUnavailableError extends DomainError {
+/** The store cannot serve now (a full disk, a database away); always `Retry-After: 1`. */
+export class ServiceUnavailableError extends RetryLaterError {
   readonly code = 'SERVICE_UNAVAILABLE';
+  constructor(message: string) {
+    super(message, 1);
+  }
 }
 export class InternalError extends DomainError {
   readonly code = 'INTERNAL';

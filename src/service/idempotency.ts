@@ -1,10 +1,11 @@
 /**
  * Idempotency keys (CONTRACT section 4), shared by REST POSTs and GraphQL's placeOrder.
  * A key is scoped to the API key that sent it. The outcome recorded is opaque to this module:
- * each surface records what it needs to replay its own response, and a fingerprint of what
- * was asked (surface, operation, body) tells a repeat from a reuse.
+ * each surface records what it needs to replay its own response, and a fingerprint (SHA-256)
+ * of what was asked (surface, operation, body) tells a repeat from a reuse.
  */
 import { IdempotencyKeyReusedError } from './errors.js';
+import { sha256Hex } from './secrets.js';
 import type { Clock } from './clock.js';
 import type { Store } from '../store/store.js';
 
@@ -33,10 +34,12 @@ export class IdempotencyService {
   async run<T>(
     principalId: number,
     key: string,
-    fingerprint: string,
+    /** What was asked, canonically: e.g. `REST POST /pets {"name":"Rex"}`. */
+    request: string,
     attempt: () => Promise<Attempt<T>>,
   ): Promise<IdempotentResult<T>> {
     const scope = `${principalId}:${key}`;
+    const fingerprint = sha256Hex(request);
     for (;;) {
       const running = this.inflight.get(scope);
       if (running) {

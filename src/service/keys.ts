@@ -31,6 +31,9 @@ export const PLAN_LIMITS: Record<Exclude<Plan, 'enterprise'>, { perMinute: numbe
   business: { perMinute: 1_000, perDay: 100_000 },
 };
 
+/** The documented secret format (CONTRACT section 5). */
+export const SECRET_FORMAT = /^psk_(free|pro|business|enterprise)_[0-9A-Za-z]{32,}$/;
+
 export const BOOTSTRAP_LIMITS = { perMinute: 10_000, perDay: 10_000_000 };
 
 /** The env admin's id: 0 is never assigned to a stored key. */
@@ -91,9 +94,19 @@ export class KeyService {
     return secret;
   }
 
-  private async insert(input: NewKey): Promise<CreatedKey> {
+  /**
+   * Stores a key whose secret is chosen by the caller, not drawn at random: the mocks' ready-made
+   * keys, fixed strings so that a frontend's configuration works against every fresh mock store.
+   */
+  async provision(input: NewKey, secret: string): Promise<Key> {
+    if (!SECRET_FORMAT.test(secret) || !secret.startsWith(`psk_${input.plan}_`)) {
+      throw new ValidationError(`A secret must look like psk_${input.plan}_<at least 32 base62 characters>.`);
+    }
+    return (await this.insert(input, secret)).key;
+  }
+
+  private async insert(input: NewKey, secret = newSecret(input.plan)): Promise<CreatedKey> {
     const limits = limitsOf(input);
-    const secret = newSecret(input.plan);
     const rec = await this.store.transaction(async (tx) => {
       const r: KeyRecord = {
         id: await tx.nextId('keys'),

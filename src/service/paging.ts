@@ -16,13 +16,21 @@ export interface Page<T> {
   nextAfter?: number;
 }
 
+/** base64url without padding (RFC 4648 section 5) of an ASCII string. */
 export function encodeCursor(after: number): string {
-  return Buffer.from(`v1:${after}`).toString('base64url');
+  return btoa(`v1:${after}`).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
 }
 
 /** The id a cursor stands for, or undefined when it is not one of ours. */
 export function decodeCursor(cursor: string): number | undefined {
-  const m = /^v1:(\d{1,16})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
+  if (!/^[A-Za-z0-9_-]{1,32}$/.test(cursor)) return undefined;
+  let text: string;
+  try {
+    text = atob(cursor.replace(/-/g, '+').replace(/_/g, '/'));
+  } catch {
+    return undefined;
+  }
+  const m = /^v1:(\d{1,16})$/.exec(text);
   if (!m) return undefined;
   const n = Number(m[1]);
   return n <= MAX_ID ? n : undefined;

@@ -1,5 +1,9 @@
-/** API key secrets: `psk_<plan>_<random base62>`, stored only as a SHA-256 hash. */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+/**
+ * API key secrets: `psk_<plan>_<random base62>`, stored only as a SHA-256 hash. Pure JS
+ * (@noble/hashes, Web Crypto's getRandomValues), so the same code runs in the mocks in a browser.
+ */
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, randomBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { Plan } from './records.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -16,13 +20,19 @@ export function newSecret(plan: Plan): string {
   return `psk_${plan}_${out}`;
 }
 
-export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+/** Hex SHA-256 of a string's UTF-8 bytes (secrets, idempotency fingerprints). */
+export function sha256Hex(text: string): string {
+  return bytesToHex(sha256(utf8ToBytes(text)));
 }
 
-/** Constant-time comparison of two hex hashes of equal length. */
+export function hashSecret(secret: string): string {
+  return sha256Hex(secret);
+}
+
+/** Constant-time comparison of two hashes: the time depends on their length only. */
 export function sameHash(a: string, b: string): boolean {
-  const x = Buffer.from(a, 'hex');
-  const y = Buffer.from(b, 'hex');
-  return x.length === y.length && timingSafeEqual(x, y);
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
 }

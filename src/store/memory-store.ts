@@ -102,6 +102,24 @@ export class MemoryStore implements Store {
     Object.assign(this.counters, data.counters);
   }
 
+  /**
+   * Replaces every record and counter with `data`, at once and between transactions (the mocks'
+   * reset). A transaction under way keeps running against the old records, then commits over them.
+   */
+  replace(data: StoreData): void {
+    const clear = <V extends { id: number }>(t: Table<V>) => {
+      for (const id of [...t.values()].map((v) => v.id)) t.delete(id);
+    };
+    clear(this.pets);
+    clear(this.categories);
+    clear(this.orders);
+    clear(this.keys);
+    this.idempotency.clear();
+    this.bans.clear();
+    Object.assign(this.counters, { pets: 0, categories: 0, orders: 0, keys: 0 });
+    this.load(structuredClone(data));
+  }
+
   /** Applies a journaled change set (used on replay at start-up). */
   apply(cs: ChangeSet): void {
     const put = <V extends { id: number }>(t: Table<V>, rows?: [number, V | null][]) => {

@@ -4,7 +4,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApp } from '../../src/app.js';
+import { createApp } from '../../src/hosts/koa/app.js';
 import { loadContract } from '../../src/contract/openapi.js';
 import { createLogger } from '../../src/logger.js';
 import { createServices, type Services } from '../../src/service/services.js';
@@ -31,6 +31,8 @@ export interface TestServerOptions {
   clock?: FakeClock;
   graphqlMaxCost?: number;
   limiterEntries?: number;
+  /** PETSTORE_CORS_ORIGINS. */
+  corsOrigins?: string[];
 }
 
 export interface TestServer {
@@ -63,6 +65,7 @@ export async function startServer(opts: TestServerOptions = {}): Promise<TestSer
     graphqlMaxCost: opts.graphqlMaxCost,
     limiter: new RateLimiter({ clock, maxEntries: opts.limiterEntries }),
     banThresholds: { threshold: 10, windowSeconds: 60 },
+    corsOrigins: opts.corsOrigins,
   });
   const server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

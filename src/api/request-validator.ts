@@ -9,16 +9,17 @@ import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { deref, inDoc, type JsonSchema, type OpenApiDoc, type Operation, type Parameter } from '../contract/openapi.js';
 import { BadRequestError, ValidationError, type ErrorDetail } from '../service/errors.js';
 import { readJsonBody, trimStrings } from './json-body.js';
-import type { ApiContext, ValidatedRequest } from './state.js';
+import type { Exchange } from './exchange.js';
+import type { ValidatedRequest } from './state.js';
 
-export type RequestValidator = (ctx: ApiContext, rawParams: Record<string, string>) => Promise<ValidatedRequest>;
+export type RequestValidator = (x: Exchange) => Promise<ValidatedRequest>;
 
 const DECIMAL = /^-?[0-9]+$/;
 
 /** `ajv` must come from createAjv(doc, { useDefaults: true }); one instance serves every operation. */
 export function compileRequestValidator(ajv: Ajv2020, doc: OpenApiDoc, op: Operation): RequestValidator {
   const params = (op.parameters ?? []).map((p) => deref<Parameter>(doc, p));
-  // Only integer path parameters (ids) are parsed; others (a docs asset name) stay in ctx.params.
+  // Only integer path parameters (ids) are parsed; others (a docs asset name) stay in x.params.
   const pathParams = params.filter((p) => p.in === 'path' && (deref(doc, p.schema) as JsonSchema).type === 'integer');
   const queryParams = params.filter((p) => p.in === 'query');
   const headerParams = params.filter((p) => p.in === 'header');
@@ -33,10 +34,10 @@ export function compileRequestValidator(ajv: Ajv2020, doc: OpenApiDoc, op: Opera
   const bodySchema = op.requestBody ? deref<NonNullable<Operation['requestBody']>>(doc, op.requestBody).content?.['application/json']?.schema : undefined;
   const validateBody = bodySchema ? ajv.compile(inDoc(bodySchema) as JsonSchema) : undefined;
 
-  return async (ctx, rawParams) => {
+  return async (x) => {
     const path: Record<string, number> = {};
     for (const p of pathParams) {
-      const raw = rawParams[p.name] ?? '';
+      const raw = x.params[p.name] ?? '';
       if (!DECIMAL.test(raw)) {
         throw new BadRequestError(`${p.name} must be a decimal integer.`, [{ path: p.name, message: 'must be a decimal integer' }]);
       }
@@ -46,23 +47,23 @@ export function compileRequestValidator(ajv: Ajv2020, doc: OpenApiDoc, op: Opera
 
     const query: Record<string, unknown> = {};
     for (const p of queryParams) {
-      const raw = ctx.query[p.name];
+      const raw = x.query.get(p.name);
       if (raw === undefined) continue;
-      if (Array.isArray(raw)) throw invalid([{ path: p.name, message: 'must be given once' }]);
-      query[p.name] = coerce(raw, deref(doc, p.schema) as JsonSchema, doc);
+      if (raw.length > 1) throw invalid([{ path: p.name, message: 'must be given once' }]);
+      query[p.name] = coerce(raw[0]!, deref(doc, p.schema) as JsonSchema, doc);
     }
     check(validateQuery, query, 'query');
 
     const headers: Record<string, unknown> = {};
     for (const p of headerParams) {
-      const raw = ctx.get(p.name);
-      if (raw !== '' || ctx.headers[p.name.toLowerCase()] !== undefined) headers[p.name] = raw;
+      const name = p.name.toLowerCase();
+      if (x.hasHeader(name)) headers[p.name] = x.header(name);
     }
     check(validateHeaders, headers, 'header');
 
     let body: unknown;
     if (validateBody) {
-      body = trimStrings(await readJsonBody(ctx));
+      body = trimStrings(await readJsonBody(x));
       check(validateBody, body, 'body');
     }
     return { params: path, query: { ...query, ...headers }, body };

@@ -3,8 +3,6 @@
  * from one exhaustive table (a new code fails the type-check until it has a status). Anything
  * unexpected becomes a generic 500 INTERNAL with no detail, and is logged.
  */
-import type { Middleware } from 'koa';
-import type { Logger } from 'pino';
 import {
   DomainError,
   MethodNotAllowedError,
@@ -12,7 +10,6 @@ import {
   type ErrorCode,
   type ErrorDetail,
 } from '../service/errors.js';
-import type { AppState } from './state.js';
 
 export const STATUS_OF: Record<ErrorCode, number> = {
   BAD_REQUEST: 400,
@@ -41,7 +38,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   INTERNAL: 500,
 };
 
-/** Codes for errors that carry only an HTTP status (from Koa or its helpers). */
+/** Codes for errors that carry only an HTTP status (from a host's body reader and the like). */
 const CODE_OF_STATUS: Record<number, ErrorCode> = {
   400: 'BAD_REQUEST',
   401: 'UNAUTHENTICATED',
@@ -82,10 +79,11 @@ export function errorResponse(err: unknown): ErrorResponse {
   return { status: 500, body: { code: 'INTERNAL', message: 'Something went wrong on our side.', status: 500 }, headers: {} };
 }
 
+/** The HTTP-level headers of a refusal, the same on REST and GraphQL. */
 function headersFor(err: DomainError): Record<string, string> {
-  if (err instanceof RetryLaterError) return { 'Retry-After': String(err.retryAfter) };
-  if (err instanceof MethodNotAllowedError) return { Allow: err.allow.join(', ') };
-  if (err.code === 'UNAUTHENTICATED') return { 'WWW-Authenticate': 'ApiKey header="X-API-Key"' };
+  if (err instanceof RetryLaterError) return { 'retry-after': String(err.retryAfter) };
+  if (err instanceof MethodNotAllowedError) return { allow: err.allow.join(', ') };
+  if (err.code === 'UNAUTHENTICATED') return { 'www-authenticate': 'ApiKey header="X-API-Key"' };
   return {};
 }
 
@@ -96,21 +94,4 @@ function httpStatusOf(err: unknown): number | undefined {
 
 function defaultMessage(code: ErrorCode): string {
   return code.toLowerCase().replace(/_/g, ' ');
-}
-
-/** Outermost middleware: every error leaves as the contract's Error object. */
-export function errorMapper(logger: Logger): Middleware<AppState> {
-  return async (ctx, next) => {
-    try {
-      await next();
-    } catch (err) {
-      const res = errorResponse(err);
-      if (res.status >= 500) logger.error({ err, path: ctx.path, method: ctx.method }, 'request failed');
-      // Headers set earlier (rate limits, deprecation, API-Version) stay: Koa only clears
-      // them when an error reaches its own handler (koajs/koa#1127), and ours catches first.
-      ctx.set(res.headers);
-      ctx.status = res.status;
-      ctx.body = res.body;
-    }
-  };
 }

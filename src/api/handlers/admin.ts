@@ -8,22 +8,22 @@ import { actor } from './actor.js';
 
 export function adminHandlers(s: Services): Handlers {
   return {
-    async createKey(ctx, req) {
-      const { key, secret } = await s.keys.create(actor(ctx), req.body as NewKey);
-      created(ctx, { ...key, key: secret }, `/admin/keys/${key.id}`);
+    async createKey(x, req) {
+      const { key, secret } = await s.keys.create(actor(x), req.body as NewKey);
+      created(x, { ...key, key: secret }, `/admin/keys/${key.id}`);
       // Secrets are never stored, so an idempotent replay answers without one.
-      ctx.state.replayBody = key;
+      x.replayBody = key;
     },
-    async listKeys(ctx, req) {
-      paged(ctx, await s.keys.list(actor(ctx), pageRequest(req)));
+    async listKeys(x, req) {
+      paged(x, await s.keys.list(actor(x), pageRequest(req)));
     },
-    async revokeKey(ctx, req) {
-      await s.keys.revoke(actor(ctx), req.params.keyId!);
-      noContent(ctx);
+    async revokeKey(x, req) {
+      await s.keys.revoke(actor(x), req.params.keyId!);
+      noContent(x);
     },
-    async liftBan(ctx, req) {
-      await s.bans.lift(actor(ctx), req.params.keyId!);
-      noContent(ctx);
+    async liftBan(x, req) {
+      await s.bans.lift(actor(x), req.params.keyId!);
+      noContent(x);
     },
   };
 }

@@ -9,27 +9,27 @@ import { actor } from './actor.js';
 
 export function petHandlers(s: Services): Handlers {
   return {
-    async listPets(ctx, req) {
+    async listPets(x, req) {
       const q = req.query as { status?: PetStatus[]; categoryId?: number; name?: string; ids?: number[] };
       const filter = { statuses: q.status, categoryId: q.categoryId, name: q.name, ids: q.ids };
-      paged(ctx, await s.pets.list(actor(ctx), filter, pageRequest(req)));
+      paged(x, await s.pets.list(actor(x), filter, pageRequest(req)));
     },
-    async createPet(ctx, req) {
-      const pet = await s.pets.create(actor(ctx), req.body as NewPet);
-      created(ctx, pet, `/pets/${pet.id}`);
+    async createPet(x, req) {
+      const pet = await s.pets.create(actor(x), req.body as NewPet);
+      created(x, pet, `/pets/${pet.id}`);
     },
-    async getPet(ctx, req) {
-      ok(ctx, await s.pets.get(actor(ctx), req.params.petId!));
+    async getPet(x, req) {
+      ok(x, await s.pets.get(actor(x), req.params.petId!));
     },
-    async replacePet(ctx, req) {
-      ok(ctx, await s.pets.replace(actor(ctx), req.params.petId!, req.body as NewPet));
+    async replacePet(x, req) {
+      ok(x, await s.pets.replace(actor(x), req.params.petId!, req.body as NewPet));
     },
-    async updatePet(ctx, req) {
-      ok(ctx, await s.pets.update(actor(ctx), req.params.petId!, req.body as PetPatch));
+    async updatePet(x, req) {
+      ok(x, await s.pets.update(actor(x), req.params.petId!, req.body as PetPatch));
     },
-    async deletePet(ctx, req) {
-      await s.pets.delete(actor(ctx), req.params.petId!);
-      noContent(ctx);
+    async deletePet(x, req) {
+      await s.pets.delete(actor(x), req.params.petId!);
+      noContent(x);
     },
   };
 }

@@ -3,37 +3,37 @@
  * application/json only (415), at most 64 KiB (413), strict UTF-8, well-formed JSON, at most
  * 32 levels deep and no unpaired surrogates (400). What passes is stored byte for byte.
  */
-import getRawBody from 'raw-body';
 import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../service/errors.js';
-import type { ApiContext } from './state.js';
+import type { Exchange } from './exchange.js';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 export const MAX_DEPTH = 32;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
-export async function readJsonBody(ctx: ApiContext): Promise<unknown> {
-  if (!ctx.request.is('application/json')) {
+export async function readJsonBody(x: Exchange): Promise<unknown> {
+  const [mediaType = '', ...params] = x.header('content-type').split(';');
+  if (mediaType.trim().toLowerCase() !== 'application/json') {
     throw new UnsupportedMediaTypeError('Request bodies must be application/json.');
   }
-  const charset = ctx.request.charset;
+  const charset = params.map((p) => /^\s*charset\s*=\s*"?([^"]*)"?\s*$/i.exec(p)?.[1]).find((c) => c !== undefined);
   if (charset && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8') {
     throw new UnsupportedMediaTypeError('Request bodies must be UTF-8 encoded JSON.');
   }
-  const declared = Number(ctx.get('content-length'));
-  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  if (Number(x.header('content-length')) > MAX_BODY_BYTES) throw tooLarge();
 
-  let raw: Buffer;
+  let raw: Uint8Array;
   try {
-    raw = await getRawBody(ctx.req, { limit: MAX_BODY_BYTES });
+    raw = await x.req.body();
   } catch (err) {
-    if ((err as { type?: string }).type === 'entity.too.large') throw tooLarge();
+    if ((err as { status?: unknown }).status === 413) throw tooLarge();
     throw new BadRequestError('The request body could not be read.');
   }
+  if (raw.length > MAX_BODY_BYTES) throw tooLarge();
   return parseJson(raw);
 }
 
-export function parseJson(raw: Buffer): unknown {
+export function parseJson(raw: Uint8Array): unknown {
   let text: string;
   try {
     text = utf8.decode(raw);

@@ -1,0 +1,155 @@
+/**
+ * Routes built from the OpenAPI document: every operation in `schema/openapi.yaml` is routed
+ * to the handler named by its operationId, behind the steps its description implies
+ * (authentication unless `security: []`, the stability and deprecation headers, request
+ * validation, idempotency for POST). A path that exists with another method is 405 with
+ * `Allow`; anything else is 404. Operations served by another adapter (`x-adapter`, GraphQL)
+ * are left to it.
+ */
+import { createAjv, operationsOf, type OpenApiDoc } from '../contract/openapi.js';
+import { MethodNotAllowedError, NotFoundError } from '../service/errors.js';
+import type { Services } from '../service/services.js';
+import type { Clock } from '../service/clock.js';
+import type { Admit } from './admission.js';
+import { deprecationHeaders, sunsetGate } from './deprecation.js';
+import { errorResponse } from './error-map.js';
+import type { Exchange, OperationMeta } from './exchange.js';
+import { compileRequestValidator } from './request-validator.js';
+import type { Handler, Handlers } from './state.js';
+
+export interface OperationsOptions {
+  doc: OpenApiDoc;
+  handlers: Handlers;
+  /** Operations a host may leave out (they then answer 404): the server's docs and metrics. */
+  optional?: readonly string[];
+  services: Services;
+  clock: Clock;
+  sunset: Date;
+  /** Authentication and the limiter, run before every non-public request. */
+  admit: Admit;
+}
+
+/** A path template of the document with what each of its methods runs. */
+interface Template {
+  path: string;
+  re: RegExp;
+  names: string[];
+  public: boolean;
+  methods: Map<string, (x: Exchange) => Promise<void>>;
+  /** The methods to announce in `Allow` (GET implies HEAD). */
+  allow: string[];
+}
+
+export interface Routes {
+  /** Routes the request and runs its operation; unknown paths and methods throw 404 / 405. */
+  dispatch(x: Exchange): Promise<void>;
+  /** The methods of the contract path that matches `path` (undefined for a path not in it). */
+  methodsAt(path: string): string[] | undefined;
+}
+
+/** Idempotency outcomes recorded for replay: responses of requests that reached the service. */
+const RECORDED_ERRORS = new Set([404, 409, 422]);
+
+export function compileRoutes(opts: OperationsOptions): Routes {
+  const { doc, handlers, services } = opts;
+  const ajv = createAjv(doc, { useDefaults: true });
+  const templates: Template[] = [];
+
+  for (const { path, method, op } of operationsOf(doc)) {
+    const isPublic = Array.isArray(op.security) && op.security.length === 0;
+    let t = templates.find((x) => x.path === path);
+    if (!t) {
+      const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+      t = { path, re: new RegExp(`^${path.replace(/\{\w+\}/g, '([^/]+)')}/?$`), names, public: isPublic, methods: new Map(), allow: [] };
+      templates.push(t);
+    }
+    t.allow.push(method);
+    if (method === 'GET') t.allow.push('HEAD');
+    if (op['x-adapter']) continue; // mounted by its own adapter (GraphQL)
+
+    const handler = handlers[op.operationId] ?? (opts.optional?.includes(op.operationId) ? notServedHere(path) : undefined);
+    if (!handler) throw new Error(`no handler for operation ${op.operationId}`);
+    const meta: OperationMeta = { operationId: op.operationId, method, path, op, public: isPublic };
+    const validate = compileRequestValidator(ajv, doc, op);
+    const stability = op['x-stability'];
+    const deprecation = op.deprecated ? deprecationHeaders(opts.sunset) : undefined;
+    const sunset = op.deprecated ? sunsetGate(opts.sunset, opts.clock) : undefined;
+    const idempotent = method === 'POST' && !isPublic;
+
+    t.methods.set(method, async (x) => {
+      x.operation = meta;
+      if (stability) x.set('x-api-stability', stability);
+      deprecation?.(x);
+      if (!isPublic) await opts.admit(x);
+      sunset?.();
+      const req = await validate(x);
+      if (idempotent) await runIdempotent(x, services, req.body, () => handler(x, req));
+      else await handler(x, req);
+    });
+  }
+
+  const match = (path: string): { t: Template; m: RegExpExecArray } | undefined => {
+    for (const t of templates) {
+      const m = t.re.exec(path);
+      if (m) return { t, m };
+    }
+    return undefined;
+  };
+
+  return {
+    async dispatch(x) {
+      const found = match(x.req.path);
+      const method = x.req.method === 'HEAD' ? 'GET' : x.req.method;
+      const run = found?.t.methods.get(method);
+      if (found && run) {
+        found.t.names.forEach((name, i) => (x.params[name] = safeDecode(found.m[i + 1]!)));
+        return run(x);
+      }
+      const refuse = () => {
+        if (!found) throw new NotFoundError(`No resource at ${x.req.path}.`);
+        throw new MethodNotAllowedError(`${x.req.method} is not allowed here; use ${found.t.allow.join(', ')}.`, found.t.allow);
+      };
+      // Unknown paths and methods still need a key, so they reveal nothing to strangers.
+      if (!found?.t.public) await opts.admit(x);
+      refuse();
+    },
+    methodsAt(path) {
+      return match(path)?.t.allow;
+    },
+  };
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+function notServedHere(path: string): Handler {
+  return async () => {
+    throw new NotFoundError(`${path} is served by the Pet Store server only.`);
+  };
+}
+
+/** Runs a POST under its Idempotency-Key, replaying the first response for a repeat. */
+async function runIdempotent(x: Exchange, services: Services, body: unknown, run: () => Promise<void>): Promise<void> {
+  const key = x.header('idempotency-key');
+  if (!key) return run();
+  const request = `REST ${x.req.method} ${x.req.path} ${JSON.stringify(body)}`;
+  const { outcome, replayed } = await services.idempotency.run(x.principal!.keyId, key, request, async () => {
+    try {
+      await run();
+      return { outcome: { status: x.status, body: x.replayBody ?? x.body, location: x.headers.location ?? '' }, record: true };
+    } catch (err) {
+      const res = errorResponse(err);
+      if (!RECORDED_ERRORS.has(res.status)) throw err;
+      return { outcome: { status: res.status, body: res.body, location: '' }, record: true };
+    }
+  });
+  x.status = outcome.status;
+  x.body = replayed || outcome.status >= 400 ? outcome.body : x.body;
+  if (outcome.location) x.set('location', outcome.location);
+  if (replayed) x.set('idempotent-replayed', 'true');
+}

@@ -1,0 +1,134 @@
+/**
+ * The request pipeline: everything that decides an answer, as one function from a neutral
+ * request to a neutral response (CONTRACT sections 4-8, 6a). The Koa server and the MSW mocks
+ * (in Node and in a browser) are hosts that only move bytes in and out of it:
+ *
+ *   CORS preflight -> GraphQL mount | routes from the OpenAPI document
+ *     (admission and limits, deprecation, validation, idempotency, handler) -> error map -> CORS
+ *
+ * Nothing here imports Koa or `node:*` (an architecture test keeps it so).
+ */
+import type { Contract } from '../contract/openapi.js';
+import { operationsOf } from '../contract/openapi.js';
+import { createApollo } from '../graphql/apollo.js';
+import { graphqlMount, GRAPHQL_PATH } from '../graphql/mount.js';
+import { Admission, type BanThresholds } from '../limits/admission.js';
+import type { RateLimiter } from '../limits/rate-limiter.js';
+import type { Clock } from '../service/clock.js';
+import type { Services } from '../service/services.js';
+import { admission, type Gate } from './admission.js';
+import { corsPolicy } from './cors.js';
+import { errorResponse } from './error-map.js';
+import { Exchange, type ApiResponse, type OperationMeta, type Pipeline } from './exchange.js';
+import { adminHandlers } from './handlers/admin.js';
+import { categoryHandlers } from './handlers/categories.js';
+import { HOST_OPERATIONS, metaHandlers } from './handlers/meta.js';
+import { petHandlers } from './handlers/pets.js';
+import { storeHandlers } from './handlers/store.js';
+import { compileRoutes } from './operations.js';
+import type { Handlers } from './state.js';
+
+/** The little of a logger the pipeline needs (pino fits; the mocks pass their own). */
+export interface PipelineLogger {
+  error(obj: object, msg: string): void;
+}
+
+export interface PipelineDeps {
+  contract: Contract;
+  services: Services;
+  clock: Clock;
+  limiter: RateLimiter;
+  banThresholds: BanThresholds;
+  /** PETSTORE_SUNSET. */
+  sunset: Date;
+  /** PETSTORE_GRAPHQL_MAX_COST (default 1000). */
+  graphqlMaxCost?: number;
+  /** PETSTORE_CORS_ORIGINS as a list (default: none, no CORS headers). */
+  corsOrigins?: readonly string[];
+  /** Whether the store can serve and make writes durable (GET /readyz). */
+  ready?: () => Promise<boolean>;
+  /** Handlers only a host can provide (the server's docs page and metrics); absent ones answer 404. */
+  hostHandlers?: Handlers;
+  /** Wraps admission (the mocks' forced scenarios); the identity by default. */
+  gate?: (admission: Gate) => Gate;
+  logger?: PipelineLogger;
+}
+
+export async function createPipeline(deps: PipelineDeps): Promise<Pipeline> {
+  const { contract, services, clock } = deps;
+  const version = contract.doc.info.version;
+  const logger = deps.logger ?? { error: () => undefined };
+  const plain = new Admission({ limiter: deps.limiter, keys: services.keys, bans: services.bans, clock, thresholds: deps.banThresholds });
+  const admit = admission(deps.gate ? deps.gate(plain) : plain, clock);
+  const cors = corsPolicy(deps.corsOrigins ?? []);
+
+  const routes = compileRoutes({
+    doc: contract.doc,
+    services,
+    clock,
+    sunset: deps.sunset,
+    admit,
+    optional: HOST_OPERATIONS,
+    handlers: {
+      ...metaHandlers({ contract, ready: deps.ready ?? (async () => true) }),
+      ...petHandlers(services),
+      ...categoryHandlers(services),
+      ...storeHandlers(services),
+      ...adminHandlers(services),
+      ...deps.hostHandlers,
+    },
+  });
+  const graphql = graphqlMount({
+    apollo: await createApollo({ contract, maxCost: deps.graphqlMaxCost ?? 1000 }),
+    services,
+    admit,
+    operations: graphqlOperations(contract),
+  });
+
+  return async (req) => {
+    const x = new Exchange(req);
+    x.set('api-version', version);
+    try {
+      if (cors.preflight(x, routes.methodsAt)) {
+        // answered: 204 with the allowed methods and headers
+      } else if (req.path === GRAPHQL_PATH) {
+        await graphql(x);
+      } else {
+        await routes.dispatch(x);
+      }
+    } catch (err) {
+      const res = errorResponse(err);
+      if (res.status >= 500) logger.error({ err, method: req.method, path: req.path }, 'request failed');
+      x.set(res.headers);
+      x.status = res.status;
+      x.body = res.body;
+      x.type = undefined;
+    }
+    cors.decorate(x);
+    return finish(x);
+  };
+}
+
+/** Serialises the exchange: JSON values as application/json, strings and bytes with their type. */
+function finish(x: Exchange): ApiResponse {
+  let body: string | Uint8Array | null = null;
+  if (x.body !== undefined && x.body !== null && x.status !== 204) {
+    if (typeof x.body === 'string' || x.body instanceof Uint8Array) {
+      body = x.body;
+      x.headers['content-type'] = x.type ?? x.headers['content-type'] ?? 'text/plain; charset=utf-8';
+    } else {
+      body = JSON.stringify(x.body);
+      x.headers['content-type'] = 'application/json; charset=utf-8';
+    }
+  }
+  return { status: x.status, headers: x.headers, body, operationId: x.operation?.operationId, keyId: x.principal?.keyId };
+}
+
+/** The OpenAPI operations that describe /graphql, by method. */
+function graphqlOperations(contract: Contract): Record<string, OperationMeta> {
+  const ops: Record<string, OperationMeta> = {};
+  for (const { path, method, op } of operationsOf(contract.doc)) {
+    if (path === GRAPHQL_PATH) ops[method] = { operationId: op.operationId, method, path, op, public: false };
+  }
+  return ops;
+}

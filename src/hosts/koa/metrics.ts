@@ -1,0 +1,43 @@
+/** Prometheus metrics of the server host: one registry per app (no globals, so tests can build many apps). */
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Handlers } from '../../api/state.js';
+
+export interface Metrics {
+  registry: Registry;
+  /** Counts one answered request; label by operationId, never by raw path (ids would explode the series). */
+  observe(method: string, operationId: string | undefined, status: number, seconds: number): void;
+  handlers: Handlers;
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({
+    name: 'petstore_http_requests_total',
+    help: 'HTTP requests by operation and status.',
+    labelNames: ['method', 'operation', 'status'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'petstore_http_request_duration_seconds',
+    help: 'HTTP request duration by operation.',
+    labelNames: ['operation'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers: [registry],
+  });
+  return {
+    registry,
+    observe(method, operationId, status, seconds) {
+      const operation = operationId ?? 'unmatched';
+      requests.inc({ method, operation, status: String(status) });
+      duration.observe({ operation }, seconds);
+    },
+    handlers: {
+      async metrics(x) {
+        x.status = 200;
+        x.type = registry.contentType;
+        x.body = await registry.metrics();
+      },
+    },
+  };
+}
