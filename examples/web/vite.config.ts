@@ -8,18 +8,21 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineConfig, type Plugin } from 'vite';
+import { defineConfig, loadEnv, type Plugin } from 'vite';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '../..');
 
-export default defineConfig({
+export default defineConfig(({ mode }) => ({
   root: here,
-  plugins: [selfReference(repoRoot)],
+  plugins: [selfReference(repoRoot, { mocks: !loadEnv(mode, here, 'VITE_').VITE_PETSTORE_URL })],
   build: {
     outDir: resolve(here, 'dist'),
     emptyOutDir: true,
     target: 'es2022',
+    // The mocks chunk carries the whole service, Apollo Server included (about 1.2 MB); only
+    // mocks mode loads it.
+    chunkSizeWarningLimit: 1600,
   },
   server: {
     host: '127.0.0.1',
@@ -27,7 +30,7 @@ export default defineConfig({
     fs: { allow: [repoRoot] },
   },
   preview: { host: '127.0.0.1' },
-});
+}));
 
 /** The conditions a browser bundle matches in `exports`, as Vite's own resolver uses them. */
 const CONDITIONS = new Set(['browser', 'import', 'module', 'default']);
@@ -37,13 +40,17 @@ const CONDITIONS = new Set(['browser', 'import', 'module', 'default']);
  * an app that installed the package would. The example lives inside that package, and Node's
  * self-reference by package name is something Vite's resolver does not do.
  */
-function selfReference(root: string): Plugin {
+function selfReference(root: string, { mocks }: { mocks: boolean }): Plugin {
   const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { name: string; exports?: unknown };
   return {
     name: 'petstore-self-reference',
     enforce: 'pre',
     resolveId(id) {
       if (id !== pkg.name && !id.startsWith(`${pkg.name}/`)) return null;
+      // A real-server build drops the mocks branch of connection.ts, but Rollup resolves and loads
+      // every import before it shakes the tree: left external, the mocks bundle is neither read nor
+      // needed (so `vite build` works without `npm run build:mocks` in that mode).
+      if (!mocks && id === `${pkg.name}/mocks/browser`) return { id, external: true };
       const subpath = `.${id.slice(pkg.name.length)}`;
       const entry = typeof pkg.exports === 'object' && pkg.exports !== null ? (pkg.exports as Record<string, unknown>)[subpath] : undefined;
       const target = pick(entry);

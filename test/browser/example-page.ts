@@ -26,9 +26,12 @@ export interface Notice {
 export class ExamplePage {
   /** The page's console and uncaught errors, for the failure report. */
   readonly log: string[] = [];
+  /** Every response the page received, and whether its service worker (the mocks) made it. */
+  readonly responses: { url: string; status: number; fromServiceWorker: boolean }[] = [];
 
   private constructor(readonly page: Page) {
     page.setDefaultTimeout(10_000);
+    page.on('response', (r) => this.responses.push({ url: r.url(), status: r.status(), fromServiceWorker: r.fromServiceWorker() }));
     page.on('console', (m) => this.log.push(`[console.${m.type()}] ${m.text()}`));
     page.on('pageerror', (e) => this.log.push(`[pageerror] ${e.message}`));
   }
