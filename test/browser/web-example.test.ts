@@ -103,7 +103,9 @@ describe('on the MSW mocks', () => {
       const before = await page.budget();
       const statuses = await page.page.evaluate(async (n) => {
         const { keys } = (globalThis as unknown as MocksWindow).petstoreMocks;
-        const burst = Array.from({ length: n }, () => fetch('/categories', { headers: { 'x-api-key': keys.staff } }));
+        const burst = Array.from({ length: n }, () =>
+          fetch('/categories', { headers: { 'x-api-key': keys.staff }, signal: AbortSignal.timeout(10_000) }),
+        );
         return (await Promise.all(burst)).map((r) => r.status);
       }, 150);
       expect(new Set(statuses)).toEqual(new Set([200]));
@@ -173,7 +175,7 @@ describe('on the real server, across origins', () => {
       // Use up the rest of the budget from outside the page, then let the page be refused.
       let remaining = (await page.budget()).remaining;
       while (remaining > 0) {
-        const res = await fetch(`${api.url}/categories`, { headers: { 'x-api-key': key } });
+        const res = await fetch(`${api.url}/categories`, { headers: { 'x-api-key': key }, signal: AbortSignal.timeout(5_000) });
         expect(res.status).toBe(200);
         remaining = Number(res.headers.get('x-ratelimit-remaining'));
       }
@@ -183,7 +185,7 @@ describe('on the real server, across origins', () => {
 
       // Ten more refusals ban the key (the eleventh refusal in a minute starts the ban).
       for (let i = 0; i < 10; i++) {
-        const res = await fetch(`${api.url}/categories`, { headers: { 'x-api-key': key } });
+        const res = await fetch(`${api.url}/categories`, { headers: { 'x-api-key': key }, signal: AbortSignal.timeout(5_000) });
         expect(res.status).toBe(429);
       }
       await page.attempt(() => page.page.getByRole('button', { name: 'Refresh inventory' }).click());
