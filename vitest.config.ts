@@ -29,6 +29,8 @@ export default defineConfig({
       // server over HTTP and against the MSW mocks; startTarget reads `target` with inject().
       { extends: true, test: { name: 'behaviour:server', include: [BEHAVIOUR], provide: { target: 'server' } } },
       { extends: true, test: { name: 'behaviour:mocks', include: [BEHAVIOUR], provide: { target: 'mocks' } } },
+      // The example page in Debian's Chromium, on the mocks and on a real server (test/browser).
+      { extends: true, test: { name: 'browser', include: ['test/browser/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 120_000 } },
     ],
   },
 });
