@@ -81,7 +81,12 @@ export async function writeSnapshot(fs: FileSystem, file: string, seq: number, s
   }
   await fh.close();
   opts.failpoint?.('snapshot-written');
-  await fs.rename(tmp, file);
+  try {
+    await fs.rename(tmp, file);
+  } catch (err) {
+    await fs.unlink(tmp).catch(() => undefined);
+    throw err;
+  }
   opts.failpoint?.('snapshot-renamed');
   await syncDir(fs, dirname(file));
   return size;
