@@ -71,6 +71,10 @@ export class MemoryStore implements Store {
     this.log = log;
   }
 
+  get commitLog(): CommitLog | undefined {
+    return this.log;
+  }
+
   load(data: StoreData): void {
     for (const p of data.pets) this.pets.set(p);
     for (const c of data.categories) this.categories.set(c);
