@@ -27,7 +27,7 @@ const HEADER_BYTES = 256;
  * The temporary file is fdatasynced every so many bytes: on a journaling file system an fsync of
  * the journal may have to wait for other files' dirty data, so a snapshot must not pile it up.
  */
-const SYNC_EVERY = Number(process.env.SNAPSHOT_SYNC_EVERY ?? 4 * 1024 * 1024);
+const SYNC_EVERY = 4 * 1024 * 1024;
 /** Serialised records are gathered in buffers of this size (or one record's, if larger). */
 const CHUNK_BYTES = 256 * 1024;
 const SECTIONS = ['pets', 'categories', 'orders', 'keys', 'idempotency', 'bans'] as const;
