@@ -2,7 +2,7 @@
  * Configuration, parsed and validated once from the environment (CONTRACT section 12).
  * A bad value stops start-up with a message that names the variable.
  */
-import { parseFailpoint, type FailStep } from './store/failpoints.js';
+import { parseFailpoint, type FailpointSpec } from './store/failpoints.js';
 
 export interface Config {
   port: number;
@@ -11,8 +11,8 @@ export interface Config {
   dataDir: string;
   /** PETSTORE_SNAPSHOT_EVERY: journal entries between background snapshots (at least). */
   snapshotEvery: number;
-  /** PETSTORE_FAILPOINT (tests): the process kills itself the `nth` time it reaches `step`. */
-  failpoint: { step: FailStep; nth: number } | undefined;
+  /** PETSTORE_FAILPOINT (tests): the process kills itself (or fails with `code`) the `nth` time it reaches `step`. */
+  failpoint: FailpointSpec | undefined;
   adminKey: string | undefined;
   seed: boolean;
   sunset: Date;
@@ -81,7 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const failpointRaw = get('PETSTORE_FAILPOINT');
   const failpoint = failpointRaw === undefined ? undefined : parseFailpoint(failpointRaw);
   if (failpointRaw !== undefined && !failpoint) {
-    throw new ConfigError('PETSTORE_FAILPOINT', `must be a persistence step, optionally with :<n>, got "${failpointRaw}"`);
+    throw new ConfigError('PETSTORE_FAILPOINT', `must be a persistence step, optionally with :<n> and :<ERRNO>, got "${failpointRaw}"`);
   }
 
   return {

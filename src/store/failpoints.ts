@@ -1,7 +1,9 @@
 /**
  * Named points on the persistence path where a test can stop the process dead
  * (`PETSTORE_FAILPOINT=<step>[:<n>]`, the n-th time the step is reached) to prove that a restart
- * loses nothing acknowledged, whatever the moment of the crash.
+ * loses nothing acknowledged, whatever the moment of the crash; or, with `:<ERRNO>` after it, make
+ * the operation there fail with that error instead (`journal-appended:5:EIO`), to see what the
+ * real process does with it.
  */
 export const FAIL_STEPS = [
   /** A journal batch is written, not yet fdatasynced. */
@@ -21,11 +23,20 @@ export type FailStep = (typeof FAIL_STEPS)[number];
 /** Called at each step; the real process's hook kills itself when its step comes up. */
 export type Failpoint = (step: FailStep) => void;
 
-/** `step` or `step:n` (the n-th time, from 1), or undefined when `spec` names no step. */
-export function parseFailpoint(spec: string): { step: FailStep; nth: number } | undefined {
-  const m = /^([a-z-]+)(?::([1-9][0-9]{0,8}))?$/.exec(spec);
+export interface FailpointSpec {
+  step: FailStep;
+  /** The n-th time the step is reached (from 1). */
+  nth: number;
+  /** Fail with this errno instead of dying. */
+  code?: string;
+}
+
+/** `step`, `step:n` or `step:n:ERRNO`, or undefined when `spec` is none of these. */
+export function parseFailpoint(spec: string): FailpointSpec | undefined {
+  const m = /^([a-z-]+)(?::([1-9][0-9]{0,8}))?(?::(E[A-Z]+))?$/.exec(spec);
   const step = FAIL_STEPS.find((s) => s === m?.[1]);
-  return step ? { step, nth: Number(m![2] ?? 1) } : undefined;
+  if (!step) return undefined;
+  return m![3] ? { step, nth: Number(m![2] ?? 1), code: m![3] } : { step, nth: Number(m![2] ?? 1) };
 }
 
 /** A hook that runs `die` the `nth` time `step` is reached. */

@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import type { FatalStorageError } from './faults.js';
-import { failpointAt, type FailStep } from './failpoints.js';
+import { failpointAt, type FailpointSpec } from './failpoints.js';
 import { acquireLock, DirectoryLockedError, type DataDirLock } from './lock.js';
 import { MemoryStore } from './memory-store.js';
 import { openPersistentStore } from './persistent-store.js';
@@ -21,7 +21,7 @@ export interface StoreLogger {
 export interface StoreOptions {
   dataDir: string;
   snapshotEvery?: number;
-  failpoint?: { step: FailStep; nth: number };
+  failpoint?: FailpointSpec;
   logger: StoreLogger;
   /** The process must stop at once without answering the writes in flight (see journal.ts). */
   onFatal: (err: FatalStorageError | DirectoryLockedError) => void;
@@ -36,6 +36,15 @@ export interface OpenedStore {
   release(): void;
 }
 
+/** PETSTORE_FAILPOINT's action: die at once (kill -9), or fail the operation with an errno. */
+function failpointAction(f: FailpointSpec): () => void {
+  if (!f.code) return () => process.kill(process.pid, 'SIGKILL');
+  const code = f.code;
+  return () => {
+    throw Object.assign(new Error(`${code}: PETSTORE_FAILPOINT=${f.step}:${f.nth}:${code}`), { code });
+  };
+}
+
 /** Opens the store; CorruptFileError and DirectoryLockedError stop start-up (nothing is changed). */
 export async function openStore(opts: StoreOptions): Promise<OpenedStore> {
   if (opts.dataDir === IN_MEMORY) {
@@ -48,7 +57,7 @@ export async function openStore(opts: StoreOptions): Promise<OpenedStore> {
   try {
     const p = await openPersistentStore(dir, {
       snapshotEvery: opts.snapshotEvery,
-      failpoint: opts.failpoint && failpointAt(opts.failpoint.step, opts.failpoint.nth, () => process.kill(process.pid, 'SIGKILL')),
+      failpoint: opts.failpoint && failpointAt(opts.failpoint.step, opts.failpoint.nth, failpointAction(opts.failpoint)),
       onTornEntry: (file) => logger.warn({ file }, 'dropped a torn last journal entry (a write that was never acknowledged)'),
       onOutage: (e) =>
         e.phase === 'start'

@@ -5,8 +5,12 @@
  * hold every acknowledged write with identical fields, nothing nobody asked for, and hand out
  * fresh ids. The steps: after a journal batch is written but not fdatasynced; after the fdatasync,
  * before anything is acknowledged; after the temporary snapshot is written; after its rename,
- * before the directory fsync; after the journal is emptied; and the last two during the final
+ * before the directory fsync; after the journal is emptied; and the last three during the final
  * snapshot of a SIGTERM shutdown.
+ *
+ * With `:<ERRNO>` the step fails with that error instead: EIO after a journal write makes the
+ * process exit non-zero without answering the batch; ENOSPC there is an outage the process rides
+ * out (503 with Retry-After: 1 for the batch, then writes again by themselves).
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -119,4 +123,64 @@ describe.concurrent('a server that kills itself at a failpoint loses nothing ack
       await expectRecovered(dir, load);
     },
   );
+});
+
+describe.concurrent('a journal batch that fails in the real process', { timeout: 90_000 }, () => {
+  it('with EIO (PETSTORE_FAILPOINT=journal-appended:30:EIO): exits non-zero at once, answers nothing of the batch, loses nothing acknowledged', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'petstore-failpoint-'));
+    dirs.push(dir);
+    const load: Load = { acknowledged: [], attempted: new Set(), problems: [] };
+    const server = start(dir, { PETSTORE_FAILPOINT: 'journal-appended:30:EIO' });
+    const client = new CheckedClient(`http://127.0.0.1:${await server.port()}`, ADMIN_KEY, load.problems);
+    await writeUntilDeath(client, 'eio', load, server);
+    const exit = await exitWithin(server, 10_000);
+    expect(exit).toEqual({ code: 1, signal: null });
+    expect(server.stderr).toContain('stopping on a storage failure');
+    expect(server.stderr).toContain('EIO');
+    expect(load.problems).toEqual([]); // no 503, no 500: the failed batch got no answer at all
+    expect(load.acknowledged.length).toBeGreaterThan(0);
+    await expectRecovered(dir, load);
+  });
+
+  it('with ENOSPC (PETSTORE_FAILPOINT=journal-appended:30:ENOSPC): 503 with Retry-After: 1 for the batch, then writes again by itself; nothing refused comes back', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'petstore-failpoint-'));
+    dirs.push(dir);
+    const problems: string[] = [];
+    const server = start(dir, { PETSTORE_FAILPOINT: 'journal-appended:30:ENOSPC' });
+    const client = new CheckedClient(`http://127.0.0.1:${await server.port()}`, ADMIN_KEY, problems);
+    const acknowledged: Record<string, unknown>[] = [];
+    const refused: string[] = [];
+    const attempted = new Set<string>();
+    let sent = 0;
+    const deadline = Date.now() + 20_000;
+    const writer = async (w: number) => {
+      while (sent < 400 && Date.now() < deadline && (refused.length === 0 || acknowledged.length < 100)) {
+        const name = `enospc ${w}-${sent++}`;
+        attempted.add(name);
+        const res = await client.call('POST', '/categories', { name });
+        if (res?.status === 201) acknowledged.push(res.body);
+        else if (res?.status === 503) {
+          refused.push(name);
+          expect(res.body.code).toBe('SERVICE_UNAVAILABLE');
+          await new Promise((r) => setTimeout(r, 100));
+        } else problems.push(`POST answered ${res?.status}`);
+      }
+    };
+    await Promise.all([0, 1, 2, 3].map(writer));
+    expect(refused.length).toBeGreaterThan(0);
+    expect(acknowledged.length).toBeGreaterThanOrEqual(100); // writes came back by themselves
+    expect(server.running).toBe(true);
+    expect(server.stderr.split('\n').filter((l) => l.includes('persistence outage'))).toHaveLength(2);
+    server.kill('SIGKILL');
+    await exitWithin(server, 5_000);
+
+    const again = start(dir);
+    const c2 = new CheckedClient(`http://127.0.0.1:${await again.port()}`, ADMIN_KEY, problems);
+    const stored = (await c2.listAll('/categories'))!;
+    const names = new Set(stored.map((c) => c.name));
+    expect(acknowledged.filter((c) => !names.has(c.name))).toEqual([]);
+    expect(refused.filter((n) => names.has(n)), 'writes answered 503 came back').toEqual([]);
+    expect(problems).toEqual([]);
+    again.kill();
+  });
 });
