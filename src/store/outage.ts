@@ -24,7 +24,7 @@ export interface OutageDeps {
   journal: () => Journal;
   /** Whether the directory still holds the journal file we write and the snapshot we wrote. */
   filesIntact: () => Promise<boolean>;
-  /** Writes the durable state anew into the directory (a snapshot, then an empty journal). */
+  /** Writes the durable state anew into the directory (a snapshot, then an empty journal) and resumes the journal. */
   rewrite: () => Promise<void>;
   onEvent: (e: OutageEvent) => void;
   probeMs: number;
@@ -70,16 +70,19 @@ export class OutageMonitor {
     const journal = this.deps.journal();
     let rewritten = false;
     try {
-      await journal.exclusive(async () => {
-        if (journal.writable || journal.failed) return;
+      const next = await journal.exclusive(async () => {
+        if (journal.writable || journal.failed) return 'done';
         await fs.mkdir(dir);
         await probeWrite(fs, dir);
-        if (await this.deps.filesIntact()) await journal.resume();
-        else {
-          await this.deps.rewrite();
-          rewritten = true;
-        }
+        if (!(await this.deps.filesIntact())) return 'rewrite';
+        await journal.resume();
+        return 'done';
       });
+      // Rewriting takes as long as a snapshot: not while holding the journal (it stays refused).
+      if (next === 'rewrite') {
+        await this.deps.rewrite();
+        rewritten = true;
+      }
     } catch {
       // still out: the next probe tries again (quietly: the outage was reported when it began)
     }

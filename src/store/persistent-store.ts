@@ -14,6 +14,7 @@ import { errnoOf, nodeFs, type FileSystem } from './fs.js';
 import { FatalStorageError, isOutage } from './faults.js';
 import type { Failpoint } from './failpoints.js';
 import { Journal } from './journal.js';
+import { Mutex } from './mutex.js';
 import { JOURNAL_FILE, SNAPSHOT_FILE, loadDataDir } from './load.js';
 import type { CommitLog, MemoryStore } from './memory-store.js';
 import { OutageMonitor, type OutageEvent } from './outage.js';
@@ -72,6 +73,7 @@ export async function openPersistentStore(dir: string, opts: PersistenceOptions 
   await fs.unlink(`${journalFile}.tmp`);
 
   let halted = false;
+  const snapshots = new Mutex();
   const fatal = (err: FatalStorageError) => {
     halt();
     opts.onFatal?.(err);
@@ -81,13 +83,17 @@ export async function openPersistentStore(dir: string, opts: PersistenceOptions 
     dir,
     journal: () => journal,
     filesIntact: async () => (await journal.intact()) && (!hasSnapshot || (await fs.stat(snapshotFile)) !== undefined),
-    rewrite: async () => {
-      const seq = journal.lastSeq;
-      lastSnapshotBytes = await writeSnapshot(fs, snapshotFile, seq, sourceOf(store), { sliceMs: opts.sliceMs });
-      hasSnapshot = true;
-      await journal.replace(seq);
-      await opts.relock?.();
-    },
+    // The directory lost our files: the durable state (all in memory, the journal refusing
+    // appends meanwhile) is written anew, as a snapshot and an empty journal after it.
+    rewrite: () =>
+      snapshots.run(async () => {
+        if (journal.writable || journal.failed) return;
+        await opts.relock?.();
+        const seq = journal.lastSeq;
+        lastSnapshotBytes = await writeSnapshot(fs, snapshotFile, seq, sourceOf(store), { sliceMs: opts.sliceMs });
+        hasSnapshot = true;
+        await journal.exclusive(() => journal.replace(seq));
+      }),
     onEvent: (e) => opts.onOutage?.(e),
     probeMs: opts.probeMs ?? 500,
     watchMs: opts.watchMs ?? 1_000,
@@ -112,10 +118,11 @@ export async function openPersistentStore(dir: string, opts: PersistenceOptions 
   let lastSnapshotBytes = loaded.snapshotBytes;
   let journaled = 0;
   let journaledAtSnapshot = -loaded.replayed;
-  let snapshotting: Promise<void> | undefined;
+  let background: Promise<void> | undefined;
   let abort: AbortController | undefined;
   let retryAt = 0;
 
+  /** One snapshot; run only through `snapshots`, one at a time (they share the temporary file). */
   const snapshot = async () => {
     const seq = await journal.beginSnapshot();
     const at = journaled;
@@ -135,15 +142,16 @@ export async function openPersistentStore(dir: string, opts: PersistenceOptions 
     await journal.empty();
   };
 
-  const background = () => {
-    snapshotting = snapshot()
+  const startBackground = () => {
+    background = snapshots
+      .run(snapshot)
       .catch((err) => {
         retryAt = Date.now() + SNAPSHOT_RETRY_MS;
         if (err instanceof FatalStorageError || halted) return;
         if (errnoOf(err) !== undefined && !isOutage(err)) return fatal(new FatalStorageError('snapshot', err));
         if ((err as Error)?.name !== 'AbortError') opts.onSnapshotError?.(err);
       })
-      .finally(() => (snapshotting = undefined));
+      .finally(() => (background = undefined));
   };
 
   const log: CommitLog = {
@@ -156,7 +164,7 @@ export async function openPersistentStore(dir: string, opts: PersistenceOptions 
         () => {
           journaled++;
           const due = journaled - journaledAtSnapshot >= snapshotEvery && journal.size >= lastSnapshotBytes / 2;
-          if (due && !snapshotting && journal.writable && !halted && Date.now() >= retryAt) background();
+          if (due && !background && journal.writable && !halted && Date.now() >= retryAt) startBackground();
         },
         () => undefined,
       );
@@ -174,21 +182,18 @@ export async function openPersistentStore(dir: string, opts: PersistenceOptions 
 
   return {
     store,
-    async snapshot() {
-      await snapshotting;
-      await snapshot();
-    },
+    snapshot: () => snapshots.run(snapshot),
     async ready() {
       return !halted && journal.writable;
     },
     async close() {
       monitor.stop();
       await store.close();
-      await snapshotting;
+      await background;
       if (!journal.writable && !journal.failed) await monitor.recover();
       try {
         if (!journal.writable) throw new Error(`the data directory ${dir} takes no writes: no final snapshot (the journal holds every acknowledged write)`);
-        await snapshot();
+        await snapshots.run(snapshot);
       } finally {
         await journal.close().catch(() => undefined);
       }

@@ -20,7 +20,7 @@ import { FatalStorageError } from '../../src/store/faults.js';
 import { readJournal } from '../../src/store/journal.js';
 import { JOURNAL_FILE, SNAPSHOT_FILE } from '../../src/store/persistent-store.js';
 import { FaultyFs } from './faulty-fs.js';
-import { admin, cleanUp, eventually, namesAfterRestart, openStore, tempDir } from './support.js';
+import { admin, cleanUp, crashImage, eventually, namesAfterRestart, openStore, tempDir } from './support.js';
 
 afterEach(cleanUp);
 
@@ -294,5 +294,27 @@ describe('a data directory that vanished', () => {
     await p.close();
     expect(readFileSync(join(dir, JOURNAL_FILE)).length).toBe(0);
     expect(await namesAfterRestart(dir)).toEqual(['One', 'Two', 'Three']);
+  });
+
+  it('in the middle of a snapshot: the snapshot is abandoned, and the state is written anew once the directory can be made again', async () => {
+    const dir = tempDir();
+    const { p, s, events } = await openStore(dir, undefined, { sliceMs: 0 });
+    const dogs = await s.categories.create(admin, { name: 'Dogs' });
+    await p.store.transaction(async (tx) => {
+      for (let i = 0; i < 20_000; i++) await tx.putPet({ id: await tx.nextId('pets'), name: `Pet ${i}`, categoryId: dogs.id, status: 'available', stock: 1 });
+    });
+    const snap = p.snapshot();
+    await new Promise((r) => setTimeout(r, 5)); // some slices in
+    rmSync(dir, { recursive: true, force: true });
+    writeFileSync(dir, 'not a directory');
+    await expect(s.categories.create(admin, { name: 'Refused' })).rejects.toBeInstanceOf(ServiceUnavailableError);
+    await expect(snap).rejects.toBeDefined();
+    rmSync(dir);
+    expect(await eventually(() => p.ready(), 5_000)).toBe(true);
+    expect(events.map((e) => e.phase)).toEqual(['start', 'end']);
+    await s.categories.create(admin, { name: 'Cats' });
+    expect(await namesAfterRestart(dir)).toEqual(['Dogs', 'Cats']);
+    const { p: q } = await openStore(crashImage(dir));
+    expect(q.store.pets.size).toBe(20_000);
   });
 });
