@@ -79,10 +79,6 @@ export class Journal implements CommitLog {
     return new Journal(opts, h, validLength, lastSeq);
   }
 
-  get file(): string {
-    return this.opts.file;
-  }
-
   /** The seq of the last durable entry. */
   get lastSeq(): number {
     return this.durable;

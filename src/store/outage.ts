@@ -14,7 +14,7 @@ import type { Journal } from './journal.js';
 
 /** A probe write as large as the largest request body, so a nearly full disk does not pass it. */
 const PROBE_BYTES = 64 * 1024;
-export const PROBE_FILE = '.probe';
+const PROBE_FILE = '.probe';
 
 export type OutageEvent = ({ phase: 'start' } & OutageInfo) | { phase: 'end'; ms: number; rewritten: boolean };
 
@@ -39,10 +39,6 @@ export class OutageMonitor {
   private stopped = false;
 
   constructor(private readonly deps: OutageDeps) {}
-
-  get inOutage(): boolean {
-    return this.since !== undefined;
-  }
 
   start(): void {
     this.watchTimer = setInterval(() => void this.once(() => this.watch()), this.deps.watchMs);
