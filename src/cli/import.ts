@@ -18,7 +18,8 @@ import { readExport } from './export-format.js';
 export async function importData(dir: string, file: string, out: (line: string) => void): Promise<void> {
   const lock = lockForWriting(dir);
   try {
-    const others = (await readdir(dir)).filter((n) => n !== LOCK_FILE && n !== JOURNAL_FILE);
+    // The lock (and a lock's leftovers) and an empty journal are no data.
+    const others = (await readdir(dir)).filter((n) => !n.startsWith(LOCK_FILE) && n !== JOURNAL_FILE && n !== '.probe');
     const loaded = await loadDataDir(nodeFs, dir);
     const c = loaded.store.counters;
     if (others.length || loaded.seq > 0 || c.pets + c.categories + c.orders + c.keys > 0) {
