@@ -5,7 +5,9 @@
  * `git archive` of main with node_modules linked in), that one's server too, each on its own
  * temporary data directory with the bench fixture (bench/setup.ts). Then runs POST /store/orders
  * (one journal entry and fdatasync per group commit) with autocannon, alternating the two servers
- * round by round so that both see the same machine, and prints each round and the medians.
+ * round by round so that both see the same machine, and prints each round and the medians:
+ * orders/s, latency, and the server's CPU time per order (user + system, from /proc), which other
+ * load on the machine disturbs far less than the rate.
  *
  * Environment: BENCH_BASE_DIR, BENCH_ROUNDS (1-20, default 5), BENCH_DURATION seconds per run
  * (1-30, default 5), BENCH_CONNECTIONS (comma list, default "10,50").
@@ -38,6 +40,8 @@ interface Target {
   fx?: Fixture;
   rps: Map<number, number[]>;
   p99: Map<number, number[]>;
+  /** Server CPU microseconds per order. */
+  cpu: Map<number, number[]>;
 }
 
 async function start(t: Target, dataDir: string): Promise<void> {
@@ -52,18 +56,23 @@ async function start(t: Target, dataDir: string): Promise<void> {
   await scenario.preflight?.(t.child.url, t.fx);
 }
 
+const push = (m: Map<number, number[]>, k: number, v: number) => (m.get(k) ?? m.set(k, []).get(k)!).push(v);
+
 async function round(t: Target, connections: number): Promise<void> {
+  const cpu0 = t.child!.cpuMs();
   const r = await autocannon({ url: t.child!.url, connections, pipelining: 1, duration: DURATION, timeout: 10, requests: [scenario.request(t.fx!)] });
+  const cpuUs = ((t.child!.cpuMs()! - cpu0!) * 1000) / r.requests.total;
   if (r.non2xx + r.errors + r.timeouts) throw new Error(`${t.name}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
-  (t.rps.get(connections) ?? t.rps.set(connections, []).get(connections)!).push(r.requests.average);
-  (t.p99.get(connections) ?? t.p99.set(connections, []).get(connections)!).push(r.latency.p99);
-  console.log(`  ${t.name}, ${connections} connections: ${Math.round(r.requests.average)} orders/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms`);
+  push(t.rps, connections, r.requests.average);
+  push(t.p99, connections, r.latency.p99);
+  push(t.cpu, connections, cpuUs);
+  console.log(`  ${t.name}, ${connections} connections: ${Math.round(r.requests.average)} orders/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, ${Math.round(cpuUs)} us CPU/order`);
 }
 
 const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)]!;
 
-const targets: Target[] = [{ name: 'this checkout', dir: ROOT, rps: new Map(), p99: new Map() }];
-if (process.env.BENCH_BASE_DIR) targets.push({ name: `base (${process.env.BENCH_BASE_DIR})`, dir: resolve(process.env.BENCH_BASE_DIR), rps: new Map(), p99: new Map() });
+const targets: Target[] = [{ name: 'this checkout', dir: ROOT, rps: new Map(), p99: new Map(), cpu: new Map() }];
+if (process.env.BENCH_BASE_DIR) targets.push({ name: `base (${process.env.BENCH_BASE_DIR})`, dir: resolve(process.env.BENCH_BASE_DIR), rps: new Map(), p99: new Map(), cpu: new Map() });
 const dirs = targets.map(() => mkdtempSync(join(os.tmpdir(), 'petstore-durable-post-')));
 process.on('exit', killAllNow);
 try {
@@ -76,8 +85,9 @@ try {
   }
   console.log('\nmedians:');
   for (const c of CONNECTIONS) {
-    const line = targets.map((t) => `${t.name} ${Math.round(median(t.rps.get(c)!))} orders/s (p99 ${median(t.p99.get(c)!)} ms)`).join('; ');
-    const ratio = targets.length === 2 ? `; ratio ${(median(targets[0]!.rps.get(c)!) / median(targets[1]!.rps.get(c)!)).toFixed(3)}` : '';
+    const line = targets.map((t) => `${t.name} ${Math.round(median(t.rps.get(c)!))} orders/s, p99 ${median(t.p99.get(c)!)} ms, ${Math.round(median(t.cpu.get(c)!))} us CPU/order`).join('; ');
+    const [a, b] = targets;
+    const ratio = b ? `; ratios: orders/s ${(median(a!.rps.get(c)!) / median(b.rps.get(c)!)).toFixed(3)}, CPU/order ${(median(a!.cpu.get(c)!) / median(b.cpu.get(c)!)).toFixed(3)}` : '';
     console.log(`  ${c} connections: ${line}${ratio}`);
   }
 } finally {

@@ -29,6 +29,8 @@ export interface JournalOptions {
   onFatal: (err: FatalStorageError) => void;
   /** An outage began (the journal takes no appends until `resume`). */
   onOutage: (info: OutageInfo) => void;
+  /** A batch of `entries` entries is durable (before its callers hear of it). */
+  onDurable?: (entries: number) => void;
 }
 
 interface Queued {
@@ -129,24 +131,47 @@ export class Journal implements CommitLog {
 
   private async flush(): Promise<void> {
     try {
-      while (this.queue.length) await this.mutex.run(() => this.writeBatch());
+      while (this.queue.length) await this.mutex.run(() => this.writeBatches());
     } finally {
       this.flushing = undefined;
     }
   }
 
-  private async writeBatch(): Promise<void> {
-    const batch = this.queue;
-    this.queue = [];
-    if (batch.length === 0) return;
-    if (this.state !== 'open') {
-      for (const b of batch) b.fail(this.refusal());
-      return;
+  /**
+   * Writes batch after batch while appends keep coming and nothing else waits for the file. The
+   * next batch's write is issued before the callers of the last one hear of it, so the disk is
+   * not idle while their answers are being sent (what group commit is for).
+   */
+  private async writeBatches(): Promise<void> {
+    let acknowledge: (() => void) | undefined;
+    try {
+      do {
+        const batch = this.queue;
+        this.queue = [];
+        if (batch.length === 0) break;
+        if (this.state !== 'open') {
+          for (const b of batch) b.fail(this.refusal());
+          break;
+        }
+        const buf = batch.length === 1 ? batch[0]!.frame : Buffer.concat(batch.map((b) => b.frame));
+        const written = this.handle.write(buf, this.length);
+        acknowledge?.();
+        acknowledge = undefined;
+        if (!(await this.persist(batch, buf, written))) break;
+        acknowledge = () => {
+          for (const b of batch) b.done();
+        };
+      } while (this.queue.length && !this.mutex.contended);
+    } finally {
+      acknowledge?.();
     }
-    const buf = batch.length === 1 ? batch[0]!.frame : Buffer.concat(batch.map((b) => b.frame));
+  }
+
+  /** Makes one written batch durable; false (after failing it) when it cannot be. */
+  private async persist(batch: Queued[], buf: Buffer, written: Promise<void>): Promise<boolean> {
     let step = 'journal write';
     try {
-      await this.handle.write(buf, this.length);
+      await written;
       this.opts.failpoint?.('journal-appended');
       step = 'journal fdatasync';
       await this.handle.datasync();
@@ -157,12 +182,13 @@ export class Journal implements CommitLog {
     } catch (err) {
       const maybeOnDisk = step === 'journal write' ? Math.min(bytesWrittenBefore(err), buf.length) > 0 : true;
       await this.failBatch(batch, err, step, maybeOnDisk);
-      return;
+      return false;
     }
     this.length += buf.length;
     this.durable = batch.at(-1)!.seq;
     this.capture?.push(buf);
-    for (const b of batch) b.done();
+    this.opts.onDurable?.(batch.length);
+    return true;
   }
 
   private async failBatch(batch: Queued[], err: unknown, step: string, maybeOnDisk: boolean): Promise<void> {

@@ -36,6 +36,11 @@ interface Commit {
 
 type Outcome<R> = { ok: true; result: R; after?: Promise<void> } | { ok: false; error: unknown; after?: Promise<void> };
 
+function outcome<R>(o: Outcome<R>): R {
+  if (!o.ok) throw o.error;
+  return o.result;
+}
+
 export class MemoryStore implements Store {
   readonly pets = new Table<PetRecord>({
     status: (p) => p.status,
@@ -213,11 +218,7 @@ export class MemoryStore implements Store {
     this.tail = run.catch(() => undefined);
     // The next transaction starts once this one has committed; its caller waits for durability
     // too, so commits that arrive together share one fsync (group commit).
-    return run.then(async (o) => {
-      await o.after;
-      if (!o.ok) throw o.error;
-      return o.result;
-    });
+    return run.then((o) => (o.after ? o.after.then(() => outcome(o)) : outcome(o)));
   }
 
   /** Resolves once every transaction so far has run and every commit has settled. */
@@ -246,7 +247,7 @@ export class MemoryStore implements Store {
     const view = new TransactionView(this, this.pending, this.allocated);
     let result: R;
     try {
-      result = await fn(view.tx);
+      result = await fn(view);
     } catch (error) {
       return { ok: false, error, after: this.commits.at(-1)?.durable };
     }

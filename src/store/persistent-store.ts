@@ -108,6 +108,11 @@ export async function openPersistentStore(dir: string, opts: PersistenceOptions 
         abort?.abort();
         monitor.began(info);
       },
+      onDurable: (entries) => {
+        journaled += entries;
+        const due = journaled - journaledAtSnapshot >= snapshotEvery && journal.size >= lastSnapshotBytes / 2;
+        if (due && !background && !halted && Date.now() >= retryAt) startBackground();
+      },
     },
     loaded.validLength,
     loaded.seq,
@@ -158,18 +163,7 @@ export async function openPersistentStore(dir: string, opts: PersistenceOptions 
     get writable() {
       return journal.writable && !halted;
     },
-    append(changes) {
-      const durable = journal.append(changes);
-      durable.then(
-        () => {
-          journaled++;
-          const due = journaled - journaledAtSnapshot >= snapshotEvery && journal.size >= lastSnapshotBytes / 2;
-          if (due && !background && journal.writable && !halted && Date.now() >= retryAt) startBackground();
-        },
-        () => undefined,
-      );
-      return durable;
-    },
+    append: (changes) => journal.append(changes),
   };
   store.setCommitLog(log);
   monitor.start();

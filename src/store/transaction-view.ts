@@ -32,7 +32,8 @@ export interface DurableTables {
   bans: Map<number, BanRecord>;
 }
 
-export class TransactionView {
+/** A transaction's StoreTx: prototype methods, so that a transaction allocates no closures. */
+export class TransactionView implements StoreTx {
   private readonly pets: TableOverlay<PetRecord>;
   private readonly categories: TableOverlay<Category>;
   private readonly orders: TableOverlay<OrderRecord>;
@@ -40,41 +41,86 @@ export class TransactionView {
   private readonly idem: KvOverlay<string, IdempotencyRecord>;
   private readonly bans: KvOverlay<number, BanRecord>;
   private readonly counters: Partial<Record<CounterName, number>> = {};
-  readonly tx: StoreTx;
 
   /** `allocated` are the highest ids handed out so far (durable or not): ids are never reused. */
-  constructor(durable: DurableTables, pending: PendingLayer, allocated: Readonly<Record<CounterName, number>>) {
-    const pets = (this.pets = new TableOverlay(durable.pets, pending.pets));
-    const categories = (this.categories = new TableOverlay(durable.categories, pending.categories));
-    const orders = (this.orders = new TableOverlay(durable.orders, pending.orders));
-    const keys = (this.keys = new TableOverlay(durable.keys, pending.keys));
-    const idem = (this.idem = new KvOverlay(durable.idempotency, pending.idempotency));
-    const bans = (this.bans = new KvOverlay(durable.bans, pending.bans));
-    const counters = this.counters;
-    this.tx = {
-      getPet: async (id) => pets.get(id),
-      putPet: async (p) => pets.put(p),
-      deletePet: async (id) => pets.delete(id),
-      getCategory: async (id) => categories.get(id),
-      findCategoryByName: async (name) => categories.find('name', name.toLowerCase())[0],
-      countPetsInCategory: async (id) => pets.find('categoryId', id).length,
-      putCategory: async (c) => categories.put(c),
-      deleteCategory: async (id) => categories.delete(id),
-      getOrder: async (id) => orders.get(id),
-      openOrdersForPet: async (petId) => orders.find('openPetId', petId),
-      putOrder: async (o) => orders.put(o),
-      deleteOrder: async (id) => orders.delete(id),
-      getKey: async (id) => keys.get(id),
-      putKey: async (k) => keys.put(k),
-      deleteKey: async (id) => keys.delete(id),
-      getIdempotency: async (scope) => idem.get(scope),
-      putIdempotency: async (r) => void idem.writes.set(r.scope, r),
-      deleteIdempotency: async (scope) => void idem.writes.set(scope, null),
-      getBan: async (keyId) => bans.get(keyId),
-      putBan: async (b) => void bans.writes.set(b.keyId, b),
-      deleteBan: async (keyId) => void bans.writes.set(keyId, null),
-      nextId: async (name) => (counters[name] = (counters[name] ?? allocated[name]) + 1),
-    };
+  constructor(
+    durable: DurableTables,
+    pending: PendingLayer,
+    private readonly allocated: Readonly<Record<CounterName, number>>,
+  ) {
+    this.pets = new TableOverlay(durable.pets, pending.pets);
+    this.categories = new TableOverlay(durable.categories, pending.categories);
+    this.orders = new TableOverlay(durable.orders, pending.orders);
+    this.keys = new TableOverlay(durable.keys, pending.keys);
+    this.idem = new KvOverlay(durable.idempotency, pending.idempotency);
+    this.bans = new KvOverlay(durable.bans, pending.bans);
+  }
+
+  async getPet(id: number) {
+    return this.pets.get(id);
+  }
+  async putPet(p: PetRecord) {
+    this.pets.put(p);
+  }
+  async deletePet(id: number) {
+    this.pets.delete(id);
+  }
+  async getCategory(id: number) {
+    return this.categories.get(id);
+  }
+  async findCategoryByName(name: string) {
+    return this.categories.find('name', name.toLowerCase())[0];
+  }
+  async countPetsInCategory(id: number) {
+    return this.pets.find('categoryId', id).length;
+  }
+  async putCategory(c: Category) {
+    this.categories.put(c);
+  }
+  async deleteCategory(id: number) {
+    this.categories.delete(id);
+  }
+  async getOrder(id: number) {
+    return this.orders.get(id);
+  }
+  async openOrdersForPet(petId: number) {
+    return this.orders.find('openPetId', petId);
+  }
+  async putOrder(o: OrderRecord) {
+    this.orders.put(o);
+  }
+  async deleteOrder(id: number) {
+    this.orders.delete(id);
+  }
+  async getKey(id: number) {
+    return this.keys.get(id);
+  }
+  async putKey(k: KeyRecord) {
+    this.keys.put(k);
+  }
+  async deleteKey(id: number) {
+    this.keys.delete(id);
+  }
+  async getIdempotency(scope: string) {
+    return this.idem.get(scope);
+  }
+  async putIdempotency(r: IdempotencyRecord) {
+    this.idem.writes.set(r.scope, r);
+  }
+  async deleteIdempotency(scope: string) {
+    this.idem.writes.set(scope, null);
+  }
+  async getBan(keyId: number) {
+    return this.bans.get(keyId);
+  }
+  async putBan(b: BanRecord) {
+    this.bans.writes.set(b.keyId, b);
+  }
+  async deleteBan(keyId: number) {
+    this.bans.writes.set(keyId, null);
+  }
+  async nextId(name: CounterName) {
+    return (this.counters[name] = (this.counters[name] ?? this.allocated[name]) + 1);
   }
 
   /** What the transaction changed, or undefined when it only read. */

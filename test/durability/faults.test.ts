@@ -275,7 +275,7 @@ describe('a data directory that vanished', () => {
     await s.categories.create(admin, { name: 'One' });
     await p.snapshot();
     await s.categories.create(admin, { name: 'Two' });
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10 });
     writeFileSync(dir, 'not a directory'); // so the directory cannot simply be made again yet
 
     // The write lands in a journal nobody will ever read: refused, not acknowledged.
@@ -305,7 +305,7 @@ describe('a data directory that vanished', () => {
     });
     const snap = p.snapshot();
     await new Promise((r) => setTimeout(r, 5)); // some slices in
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10 });
     writeFileSync(dir, 'not a directory');
     await expect(s.categories.create(admin, { name: 'Refused' })).rejects.toBeInstanceOf(ServiceUnavailableError);
     await expect(snap).rejects.toBeDefined();
