@@ -2,10 +2,17 @@
  * Configuration, parsed and validated once from the environment (CONTRACT section 12).
  * A bad value stops start-up with a message that names the variable.
  */
+import { parseFailpoint, type FailpointSpec } from './store/failpoints.js';
+
 export interface Config {
   port: number;
   host: string;
+  /** A directory, or `:memory:` for no persistence at all. */
   dataDir: string;
+  /** PETSTORE_SNAPSHOT_EVERY: journal entries between background snapshots (at least). */
+  snapshotEvery: number;
+  /** PETSTORE_FAILPOINT (tests): the process kills itself (or fails with `code`) the `nth` time it reaches `step`. */
+  failpoint: FailpointSpec | undefined;
   adminKey: string | undefined;
   seed: boolean;
   sunset: Date;
@@ -71,10 +78,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
   }
 
+  const failpointRaw = get('PETSTORE_FAILPOINT');
+  const failpoint = failpointRaw === undefined ? undefined : parseFailpoint(failpointRaw);
+  if (failpointRaw !== undefined && !failpoint) {
+    throw new ConfigError('PETSTORE_FAILPOINT', `must be a persistence step, optionally with :<n> and :<ERRNO>, got "${failpointRaw}"`);
+  }
+
   return {
     port: int('PORT', 3000, 0, 65535),
     host: get('HOST') ?? '127.0.0.1',
     dataDir: get('PETSTORE_DATA_DIR') ?? './data',
+    snapshotEvery: positive('PETSTORE_SNAPSHOT_EVERY', 10_000),
+    failpoint,
     adminKey,
     seed: seedRaw === 'true' || seedRaw === '1',
     sunset,

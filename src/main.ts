@@ -1,6 +1,8 @@
 /**
  * The composition root: read config, build the store, services and app, listen, and shut
  * down gracefully on SIGTERM/SIGINT (stop accepting, finish requests in flight, close the store).
+ * The store holds the data directory's lock from start-up to exit; a fatal storage error (see
+ * src/store/journal.ts) exits at once, answering nothing more.
  */
 import './production-mode.js';
 import { createServer } from 'node:http';
@@ -11,9 +13,12 @@ import { createLogger } from './logger.js';
 import { systemClock } from './service/clock.js';
 import { seedDemoData } from './service/seed.js';
 import { createServices } from './service/services.js';
+import { ServiceUnavailableError } from './service/errors.js';
 import { CorruptFileError } from './store/journal.js';
-import { openPersistentStore, type PersistentStore } from './store/persistent-store.js';
+import { DirectoryLockedError } from './store/lock.js';
+import { openStore, type OpenedStore } from './store/open-store.js';
 import { RateLimiter } from './limits/rate-limiter.js';
+import type { Logger } from './logger.js';
 
 async function main(): Promise<void> {
   let config: Config;
@@ -29,16 +34,29 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const clock = systemClock;
   const contract = loadContract();
-  let persistent: PersistentStore;
+  let persistent: OpenedStore;
   try {
-    persistent = await openPersistentStore(config.dataDir, {
-      onTornEntry: (file) => logger.warn({ file }, 'dropped a torn last journal entry (a write that was never acknowledged)'),
+    persistent = await openStore({
+      dataDir: config.dataDir,
+      snapshotEvery: config.snapshotEvery,
+      failpoint: config.failpoint,
+      logger,
+      onFatal: (err) => {
+        logger.fatal({ err: { message: err.message } }, 'storage failure: stopping without acknowledging the writes in flight');
+        process.stderr.write(`petstore: stopping on a storage failure: ${err.message}\n`);
+        process.exit(1);
+      },
     });
   } catch (err) {
-    const file = err instanceof CorruptFileError ? err.file : config.dataDir;
-    process.stderr.write(`petstore: cannot load the store from ${file}: ${err instanceof Error ? err.message : String(err)}\n`);
+    if (err instanceof DirectoryLockedError) process.stderr.write(`petstore: cannot start: ${err.message}\n`);
+    else {
+      const file = err instanceof CorruptFileError ? err.file : config.dataDir;
+      process.stderr.write(`petstore: cannot load the store from ${file}: ${err instanceof Error ? err.message : String(err)}\n`);
+    }
     process.exit(1);
   }
+  // However the process ends (but kill -9), the lock file goes with it.
+  process.on('exit', () => persistent.release());
   const store = persistent.store;
   const services = createServices({ store, clock, adminSecret: config.adminKey, bans: { banSeconds: config.banSeconds } });
 
@@ -50,7 +68,7 @@ async function main(): Promise<void> {
     contract,
     services,
     clock,
-    logger,
+    logger: quietOutages(logger),
     ready: persistent.ready,
     sunset: config.sunset,
     graphqlMaxCost: config.graphqlMaxCost,
@@ -103,6 +121,21 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/**
+ * The pipeline logs every 5xx answer at error level. During a persistence outage every write is
+ * answered 503 by design, and the outage itself is logged once when it starts and once when it
+ * ends (src/store/open-store.ts), so those answers go to debug instead of one error line each.
+ */
+function quietOutages(logger: Logger): Logger {
+  const child = logger.child({});
+  const error = child.error.bind(child) as (...args: unknown[]) => void;
+  child.error = ((obj: unknown, ...rest: unknown[]) => {
+    if ((obj as { err?: unknown } | null)?.err instanceof ServiceUnavailableError) return child.debug(obj as object, rest[0] as string);
+    return error(obj, ...rest);
+  }) as Logger['error'];
+  return child;
 }
 
 main().catch((err) => {

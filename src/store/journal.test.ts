@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { nodeFs } from './fs.js';
 import { CorruptFileError, Journal, encodeEntry, readJournal, type JournalEntry } from './journal.js';
 import type { ChangeSet } from './memory-store.js';
 
@@ -27,7 +28,10 @@ afterEach(async () => {
 });
 
 async function openJournal(validLength: number, lastSeq: number): Promise<Journal> {
-  const j = await Journal.open(file, validLength, lastSeq);
+  const fail = (what: string) => () => {
+    throw new Error(`unexpected ${what}`);
+  };
+  const j = await Journal.open({ fs: nodeFs, file, onFatal: fail('fatal error'), onOutage: fail('outage') }, validLength, lastSeq);
   opened.push(j);
   return j;
 }
@@ -195,13 +199,30 @@ describe('appending', () => {
     expect(seen).toHaveLength(50);
   });
 
-  it('empties the file on truncate and keeps numbering after it', async () => {
+  it('empties the file after a snapshot and keeps numbering after it', async () => {
     const j = await openJournal(0, 0);
     await j.append(category(1));
     await j.append(category(2));
-    await j.truncate();
+    expect(await j.beginSnapshot()).toBe(2);
+    await j.empty();
     expect(readFileSync(file).length).toBe(0);
     await j.append(category(3));
     expect(readJournal(file).entries.map((e) => e.seq)).toEqual([3]);
+  });
+
+  it('keeps the entries made durable while a snapshot was written, and only those, when it empties the file', async () => {
+    const j = await openJournal(0, 0);
+    for (let i = 1; i <= 3; i++) await j.append(category(i));
+    expect(await j.beginSnapshot()).toBe(3);
+    await j.append(category(4));
+    const late = j.append(category(5));
+    const emptied = j.empty();
+    const later = j.append(category(6));
+    await Promise.all([late, emptied, later]);
+    expect(readJournal(file).entries.map((e) => e.seq)).toEqual([4, 5, 6]);
+    expect(existsSync(`${file}.tmp`)).toBe(false);
+    await j.append(category(7));
+    expect(readJournal(file).entries.map((e) => e.seq)).toEqual([4, 5, 6, 7]);
+    expect(j.size).toBe(readFileSync(file).length);
   });
 });

@@ -1,66 +1,44 @@
 /**
  * The in-memory store: Maps with the indexes the filters need, so a filtered page costs
- * O(log n + page) rather than a scan. Transactions run one at a time (a promise-chain
- * mutex) against overlays and commit synchronously, so every event is atomic and isolated.
- * `onCommit` lets the persistence layer journal each committed change set.
+ * O(log n + page) rather than a scan. Transactions run one at a time (a promise-chain mutex)
+ * against overlays; readers see only durable state. With a CommitLog (the journal) a change set
+ * reaches the tables only once the log has made it durable; without one it is applied at once.
  */
-import type {
-  BanRecord,
-  Category,
-  IdempotencyRecord,
-  KeyRecord,
-  OrderRecord,
-  PetRecord,
-} from '../service/records.js';
+import { ServiceUnavailableError } from '../service/errors.js';
+import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../service/records.js';
+import { emptyCounters, raiseCounters, type ChangeSet, type StoreData } from './change-set.js';
+import { PendingLayer } from './pending.js';
+import { queryOrders, queryPets, take } from './queries.js';
 import type { CounterName, OrderQuery, PageQuery, PetQuery, Store, StoreTx } from './store.js';
-import { Table, TableOverlay, type IndexKey } from './table.js';
+import { Table } from './table.js';
+import { TransactionView } from './transaction-view.js';
 
-export interface StoreData {
-  pets: PetRecord[];
-  categories: Category[];
-  orders: OrderRecord[];
-  keys: KeyRecord[];
-  idempotency: IdempotencyRecord[];
-  bans: BanRecord[];
-  counters: Record<CounterName, number>;
-}
-
-/** One committed transaction: the records it wrote (null = deleted) and the counters after it. */
-export interface ChangeSet {
-  pets?: [number, PetRecord | null][];
-  categories?: [number, Category | null][];
-  orders?: [number, OrderRecord | null][];
-  keys?: [number, KeyRecord | null][];
-  idempotency?: [string, IdempotencyRecord | null][];
-  bans?: [number, BanRecord | null][];
-  counters?: Partial<Record<CounterName, number>>;
-}
+export type { ChangeSet, StoreData } from './change-set.js';
 
 /**
- * Where committed change sets go to become durable. `append` must take the change set
- * synchronously (so the journal keeps commit order) and resolve once it is durable.
+ * Where committed change sets go to become durable. `append` takes the change set synchronously
+ * (so the log keeps commit order) and resolves once it is durable; a rejection fails that change
+ * set and every later one. `writable: false` (an outage) fails writes before they are taken.
  */
 export interface CommitLog {
+  readonly writable?: boolean;
   append(changes: ChangeSet): Promise<void>;
 }
 
-class KvOverlay<K, V> {
-  readonly writes = new Map<K, V | null>();
-  constructor(readonly base: Map<K, V>) {}
-  get(k: K): V | undefined {
-    const w = this.writes.get(k);
-    return w === null ? undefined : (w ?? this.base.get(k));
-  }
-  commit(): void {
-    for (const [k, v] of this.writes) {
-      if (v === null) this.base.delete(k);
-      else this.base.set(k, v);
-    }
-  }
+/** A change set handed to the log and not yet durable. */
+interface Commit {
+  no: number;
+  changes: ChangeSet;
+  durable: Promise<void>;
+  resolve(): void;
+  reject(err: unknown): void;
 }
 
-function entries<K, V>(m: Map<K, V | null>): [K, V | null][] | undefined {
-  return m.size ? [...m] : undefined;
+type Outcome<R> = { ok: true; result: R; after?: Promise<void> } | { ok: false; error: unknown; after?: Promise<void> };
+
+function outcome<R>(o: Outcome<R>): R {
+  if (!o.ok) throw o.error;
+  return o.result;
 }
 
 export class MemoryStore implements Store {
@@ -78,10 +56,16 @@ export class MemoryStore implements Store {
   readonly keys = new Table<KeyRecord>({ hash: (k) => k.hash });
   readonly idempotency = new Map<string, IdempotencyRecord>();
   readonly bans = new Map<number, BanRecord>();
-  readonly counters: Record<CounterName, number> = { pets: 0, categories: 0, orders: 0, keys: 0 };
+  /** Counters of the durable state. */
+  readonly counters: Record<CounterName, number> = emptyCounters();
+  /** The highest ids handed out to transactions, durable or not (never lower than `counters`). */
+  private readonly allocated: Record<CounterName, number> = emptyCounters();
 
   private tail: Promise<unknown> = Promise.resolve();
   private log: CommitLog | undefined;
+  private readonly pending = new PendingLayer();
+  private commits: Commit[] = [];
+  private commitNo = 0;
 
   constructor(data?: StoreData) {
     if (data) this.load(data);
@@ -92,6 +76,10 @@ export class MemoryStore implements Store {
     this.log = log;
   }
 
+  get commitLog(): CommitLog | undefined {
+    return this.log;
+  }
+
   load(data: StoreData): void {
     for (const p of data.pets) this.pets.set(p);
     for (const c of data.categories) this.categories.set(c);
@@ -100,6 +88,7 @@ export class MemoryStore implements Store {
     for (const r of data.idempotency) this.idempotency.set(r.scope, r);
     for (const b of data.bans) this.bans.set(b.keyId, b);
     Object.assign(this.counters, data.counters);
+    raiseCounters(this.allocated, this.counters);
   }
 
   /**
@@ -116,11 +105,12 @@ export class MemoryStore implements Store {
     clear(this.keys);
     this.idempotency.clear();
     this.bans.clear();
-    Object.assign(this.counters, { pets: 0, categories: 0, orders: 0, keys: 0 });
+    Object.assign(this.counters, emptyCounters());
+    Object.assign(this.allocated, emptyCounters());
     this.load(structuredClone(data));
   }
 
-  /** Applies a journaled change set (used on replay at start-up). */
+  /** Applies a durable change set to the tables (on commit, and on replay at start-up). */
   apply(cs: ChangeSet): void {
     const put = <V extends { id: number }>(t: Table<V>, rows?: [number, V | null][]) => {
       for (const [id, v] of rows ?? []) v ? t.set(v) : t.delete(id);
@@ -131,7 +121,8 @@ export class MemoryStore implements Store {
     put(this.keys, cs.keys);
     for (const [k, v] of cs.idempotency ?? []) v ? this.idempotency.set(k, v) : this.idempotency.delete(k);
     for (const [k, v] of cs.bans ?? []) v ? this.bans.set(k, v) : this.bans.delete(k);
-    Object.assign(this.counters, cs.counters);
+    raiseCounters(this.counters, cs.counters);
+    raiseCounters(this.allocated, cs.counters);
   }
 
   dump(): StoreData {
@@ -146,7 +137,7 @@ export class MemoryStore implements Store {
     };
   }
 
-  // ---- reads: committed state only -------------------------------------------------------
+  // ---- reads: durable state only -------------------------------------------------------
 
   async getPet(id: number) {
     return this.pets.get(id);
@@ -155,7 +146,7 @@ export class MemoryStore implements Store {
     return ids.map((id) => this.pets.get(id));
   }
   async listPets(q: PetQuery) {
-    return this.queryPets(q, q.after, q.limit);
+    return queryPets(this.pets, q, q.after, q.limit);
   }
   async countPets(q: Omit<PetQuery, 'after' | 'limit'>) {
     if (!q.ids && !q.nameContains && !(q.statuses && q.categoryId !== undefined)) {
@@ -163,7 +154,7 @@ export class MemoryStore implements Store {
       if (q.categoryId !== undefined) return this.pets.countIn('categoryId', [q.categoryId]);
       return this.pets.size;
     }
-    return this.queryPets(q, 0, Infinity).length;
+    return queryPets(this.pets, q, 0, Infinity).length;
   }
 
   async getCategory(id: number) {
@@ -183,10 +174,10 @@ export class MemoryStore implements Store {
     return this.orders.get(id);
   }
   async listOrders(q: OrderQuery) {
-    return this.queryOrders(q, q.after, q.limit);
+    return queryOrders(this.orders, q, q.after, q.limit);
   }
   async countOrders(q: Omit<OrderQuery, 'after' | 'limit'>) {
-    return this.queryOrders(q, 0, Infinity).length;
+    return queryOrders(this.orders, q, 0, Infinity).length;
   }
 
   async getKey(id: number) {
@@ -225,140 +216,86 @@ export class MemoryStore implements Store {
     const run = this.tail.then(() => this.runTransaction(fn));
     // The chain must survive a failed transaction; the caller still sees the failure.
     this.tail = run.catch(() => undefined);
-    // The next transaction may start once this one is applied; its caller waits for durability
+    // The next transaction starts once this one has committed; its caller waits for durability
     // too, so commits that arrive together share one fsync (group commit).
-    return run.then(async ({ result, durable }) => {
-      await durable;
-      return result;
-    });
+    return run.then((o) => (o.after ? o.after.then(() => outcome(o)) : outcome(o)));
   }
 
-  /** Runs `fn` while no transaction runs (snapshots use this to see a still store). */
-  exclusive<R>(fn: () => Promise<R>): Promise<R> {
-    const run = this.tail.then(fn);
-    this.tail = run.catch(() => undefined);
-    return run;
-  }
-
+  /** Resolves once every transaction so far has run and every commit has settled. */
   async close(): Promise<void> {
     await this.tail;
+    await this.commits.at(-1)?.durable.catch(() => undefined);
   }
 
-  private async runTransaction<R>(fn: (tx: StoreTx) => Promise<R>): Promise<{ result: R; durable?: Promise<void> }> {
-    const pets = new TableOverlay(this.pets);
-    const categories = new TableOverlay(this.categories);
-    const orders = new TableOverlay(this.orders);
-    const keys = new TableOverlay(this.keys);
-    const idem = new KvOverlay(this.idempotency);
-    const bans = new KvOverlay(this.bans);
-    const counters: Partial<Record<CounterName, number>> = {};
-
-    const tx: StoreTx = {
-      getPet: async (id) => pets.get(id),
-      putPet: async (p) => pets.put(p),
-      deletePet: async (id) => pets.delete(id),
-      getCategory: async (id) => categories.get(id),
-      findCategoryByName: async (name) => categories.find('name', name.toLowerCase())[0],
-      countPetsInCategory: async (id) => pets.find('categoryId', id).length,
-      putCategory: async (c) => categories.put(c),
-      deleteCategory: async (id) => categories.delete(id),
-      getOrder: async (id) => orders.get(id),
-      openOrdersForPet: async (petId) => orders.find('openPetId', petId),
-      putOrder: async (o) => orders.put(o),
-      deleteOrder: async (id) => orders.delete(id),
-      getKey: async (id) => keys.get(id),
-      putKey: async (k) => keys.put(k),
-      deleteKey: async (id) => keys.delete(id),
-      getIdempotency: async (scope) => idem.get(scope),
-      putIdempotency: async (r) => void idem.writes.set(r.scope, r),
-      deleteIdempotency: async (scope) => void idem.writes.set(scope, null),
-      getBan: async (keyId) => bans.get(keyId),
-      putBan: async (b) => void bans.writes.set(b.keyId, b),
-      deleteBan: async (keyId) => void bans.writes.set(keyId, null),
-      nextId: async (name) => (counters[name] = (counters[name] ?? this.counters[name]) + 1),
-    };
-
-    const result = await fn(tx);
-    const changes: ChangeSet = {};
-    const set = <K extends keyof ChangeSet>(k: K, v: ChangeSet[K] | undefined) => {
-      if (v !== undefined) changes[k] = v;
-    };
-    set('pets', entries(pets.writes));
-    set('categories', entries(categories.writes));
-    set('orders', entries(orders.writes));
-    set('keys', entries(keys.writes));
-    set('idempotency', entries(idem.writes));
-    set('bans', entries(bans.writes));
-    if (Object.keys(counters).length) changes.counters = counters;
-    if (Object.keys(changes).length === 0) return { result };
-
-    // Applied and handed to the log in one synchronous step, so the log's order is commit order.
-    pets.commit();
-    categories.commit();
-    orders.commit();
-    keys.commit();
-    idem.commit();
-    bans.commit();
-    Object.assign(this.counters, counters);
-    return { result, durable: this.log?.append(changes) };
-  }
-
-  // ---- query plans ----------------------------------------------------------------------
-
-  private queryPets(q: Omit<PetQuery, 'after' | 'limit'>, after: number, limit: number): PetRecord[] {
-    const statuses = q.statuses ? new Set(q.statuses) : undefined;
-    const match = (p: PetRecord) =>
-      (!statuses || statuses.has(p.status)) &&
-      (q.categoryId === undefined || p.categoryId === q.categoryId) &&
-      (q.nameContains === undefined || p.name.toLowerCase().includes(q.nameContains));
-
-    if (q.ids) {
-      const ids = [...new Set(q.ids)].filter((id) => id > after).sort((a, b) => a - b);
-      const out: PetRecord[] = [];
-      for (const id of ids) {
-        const p = this.pets.get(id);
-        if (p && match(p)) out.push(p);
-        if (out.length >= limit) break;
-      }
-      return out;
+  /**
+   * Commit protocol (what holds when a caller hears "done"):
+   * 1. A transaction runs against overlays over the pending layer over the durable tables. Its
+   *    change set, if any, joins the pending layer (later transactions see it, readers do not)
+   *    and goes to the log in commit order; the ids it took stay taken whatever happens next.
+   * 2. The log writes the batch and fdatasyncs it; only then is the change set applied to the
+   *    durable tables, in one synchronous step, and the caller told (so a reader, and any later
+   *    snapshot, sees a write only once it is durable).
+   * 3. If the log fails a batch, nothing of it reaches the tables: that change set and every
+   *    pending one after it (they may build on it) fail with the log's error, and so does any
+   *    transaction that read pending state. The log answers ServiceUnavailableError only once the
+   *    batch's bytes cannot survive (never written, or cut off the journal and synced); when it
+   *    cannot be sure, the process stops without answering (see journal.ts).
+   * 4. A transaction that wrote nothing, or failed, answers only once every commit it could have
+   *    seen is durable, and fails with the log's error if one of them failed.
+   */
+  private async runTransaction<R>(fn: (tx: StoreTx) => Promise<R>): Promise<Outcome<R>> {
+    const view = new TransactionView(this, this.pending, this.allocated);
+    let result: R;
+    try {
+      result = await fn(view);
+    } catch (error) {
+      return { ok: false, error, after: this.commits.at(-1)?.durable };
     }
-    // Drive the scan from the most selective index available.
-    const plans: [string, IndexKey[]][] = [];
-    if (q.statuses) plans.push(['status', [...q.statuses]]);
-    if (q.categoryId !== undefined) plans.push(['categoryId', [q.categoryId]]);
-    plans.sort((a, b) => this.pets.countIn(a[0], a[1]) - this.pets.countIn(b[0], b[1]));
-    const [index, keys] = plans[0] ?? [];
-    return take(this.pets, this.pets.idsAfter(after, index, keys), limit, match);
+    const changes = view.changes();
+    if (!changes) return { ok: true, result, after: this.commits.at(-1)?.durable };
+    if (!this.log) {
+      this.apply(changes);
+      return { ok: true, result };
+    }
+    if (this.log.writable === false) {
+      return { ok: false, error: new ServiceUnavailableError('The store cannot persist writes right now.') };
+    }
+    raiseCounters(this.allocated, changes.counters);
+    return { ok: true, result, after: this.publish(changes) };
   }
 
-  private queryOrders(q: Omit<OrderQuery, 'after' | 'limit'>, after: number, limit: number): OrderRecord[] {
-    const match = (o: OrderRecord) =>
-      (q.petId === undefined || o.petId === q.petId) &&
-      (q.complete === undefined || o.complete === q.complete) &&
-      (q.ownerKeyId === undefined || o.ownerKeyId === q.ownerKeyId);
-    const plans: [string, IndexKey[]][] = [];
-    if (q.petId !== undefined) plans.push(['petId', [q.petId]]);
-    if (q.ownerKeyId !== undefined) plans.push(['owner', [q.ownerKeyId]]);
-    if (q.complete !== undefined) plans.push(['complete', [q.complete]]);
-    plans.sort((a, b) => this.orders.countIn(a[0], a[1]) - this.orders.countIn(b[0], b[1]));
-    const [index, keys] = plans[0] ?? [];
-    return take(this.orders, this.orders.idsAfter(after, index, keys), limit, match);
+  private publish(changes: ChangeSet): Promise<void> {
+    const no = ++this.commitNo;
+    let resolve!: () => void;
+    let reject!: (err: unknown) => void;
+    const durable = new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    durable.catch(() => undefined); // awaited by its transaction; never an unhandled rejection
+    this.commits.push({ no, changes, durable, resolve, reject });
+    this.pending.add(changes, no);
+    this.log!.append(changes).then(
+      () => this.durableUpTo(no),
+      (err) => this.failPending(err),
+    );
+    return durable;
   }
-}
 
-function take<V extends { id: number }>(
-  table: Table<V>,
-  ids: Iterable<number>,
-  limit: number,
-  match?: (v: V) => boolean,
-): V[] {
-  const out: V[] = [];
-  if (limit <= 0) return out;
-  for (const id of ids) {
-    const v = table.get(id)!;
-    if (match && !match(v)) continue;
-    out.push(v);
-    if (out.length >= limit) break;
+  /** The log is ordered: commit `no` being durable means every earlier one is too. */
+  private durableUpTo(no: number): void {
+    while (this.commits.length && this.commits[0]!.no <= no) {
+      const c = this.commits.shift()!;
+      this.apply(c.changes);
+      this.pending.settle(c.changes, c.no);
+      c.resolve();
+    }
   }
-  return out;
+
+  private failPending(err: unknown): void {
+    const failed = this.commits;
+    this.commits = [];
+    this.pending.clear();
+    for (const c of failed) c.reject(err);
+  }
 }

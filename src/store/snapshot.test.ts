@@ -11,7 +11,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CorruptFileError } from './journal.js';
 import type { StoreData } from './memory-store.js';
-import { readSnapshot, writeSnapshot } from './snapshot.js';
+import type { PetRecord } from '../service/records.js';
+import { nodeFs } from './fs.js';
+import { readSnapshot, sourceOf, writeSnapshot as writeSource } from './snapshot.js';
 
 let dir: string;
 let file: string;
@@ -50,6 +52,10 @@ function sample(name = 'Cats'): StoreData {
   };
 }
 
+function writeSnapshot(f: string, snap: { seq: number; data: StoreData }): Promise<number> {
+  return writeSource(nodeFs, f, snap.seq, sourceOf(snap.data));
+}
+
 function readError(f: string): unknown {
   try {
     readSnapshot(f);
@@ -83,6 +89,37 @@ describe('writing and reading a snapshot', () => {
       sha256: createHash('sha256').update(body).digest('hex'),
     });
     expect(JSON.parse(body.toString('utf8'))).toEqual(sample());
+    // The header line is padded so the writer can put it in place after the body.
+    expect(nl).toBe(255);
+  });
+
+  it('writes a large store in many slices of a few milliseconds and reads it back whole', async () => {
+    const data = sample();
+    data.pets = Array.from({ length: 20_000 }, (_, i): PetRecord => ({ id: i + 1, name: `Pet ${i + 1} 🐾`, categoryId: 1, status: 'available', stock: i }));
+    data.counters.pets = 20_000;
+    let chunks = 0;
+    const counting = {
+      ...nodeFs,
+      async open(path: string, mode: Parameters<typeof nodeFs.open>[1]) {
+        const h = await nodeFs.open(path, mode);
+        return { ...h, write: (b: Uint8Array, pos: number) => (chunks++, h.write(b, pos)), datasync: () => h.datasync(), sync: () => h.sync(), truncate: (n: number) => h.truncate(n), stat: () => h.stat(), close: () => h.close() };
+      },
+    };
+    const size = await writeSource(counting, file, 4, sourceOf(data), { sliceMs: 0 });
+    expect(chunks).toBeGreaterThan(100);
+    expect(size).toBe(readFileSync(file).length);
+    expect(readSnapshot(file)).toEqual({ seq: 4, data });
+  });
+
+  it('stops between slices when aborted, leaving the old snapshot and no temporary file', async () => {
+    await writeSnapshot(file, { seq: 1, data: sample('Old') });
+    const data = sample('New');
+    data.pets = Array.from({ length: 5_000 }, (_, i): PetRecord => ({ id: i + 1, name: `Pet ${i + 1}`, categoryId: 1, status: 'available', stock: 1 }));
+    const ac = new AbortController();
+    ac.abort();
+    await expect(writeSource(nodeFs, file, 2, sourceOf(data), { signal: ac.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    expect(readdirSync(dir)).toEqual(['snapshot.json']);
+    expect(readSnapshot(file)).toEqual({ seq: 1, data: sample('Old') });
   });
 
   it('reads back the same seq and data, Unicode byte for byte', async () => {

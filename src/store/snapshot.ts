@@ -1,16 +1,36 @@
 /**
  * Snapshots: the whole store as one file, written atomically (temporary file, fsync, rename,
- * fsync of the directory) so a crash leaves either the old snapshot or the new one. A header
- * line carries the journal sequence number it includes, the body's length and its SHA-256.
+ * fsync of the directory) so a crash leaves either the old snapshot or the new one. A header line
+ * carries the journal seq it holds, the body's length and its SHA-256; the body is the JSON of
+ * StoreData.
+ *
+ * The writer never holds the event loop for long: it serialises records in slices of a few
+ * milliseconds, writing and yielding between them, while transactions go on. So the body is a
+ * "fuzzy" picture: every record as of `seq` or later. That is enough, because start-up replays
+ * every journal entry after `seq` over it, and replaying a change set (whole records, absolute
+ * counters) over a state that already holds it changes nothing.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { open, rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { CorruptFileError } from './journal.js';
-import type { StoreData } from './memory-store.js';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import type { StoreData } from './change-set.js';
+import type { Failpoint } from './failpoints.js';
+import { syncDir, type FileSystem } from './fs.js';
+import { CorruptFileError } from './journal-format.js';
+import type { CounterName } from './store.js';
 
 const FORMAT = 'petstore-snapshot';
+/** The header line is padded to this many bytes, so it can be written last, in place. */
+const HEADER_BYTES = 256;
+/**
+ * The temporary file is fdatasynced every so many bytes: on a journaling file system an fsync of
+ * the journal may have to wait for other files' dirty data, so a snapshot must not pile it up.
+ */
+const SYNC_EVERY = 4 * 1024 * 1024;
+/** Serialised records are gathered in buffers of this size (or one record's, if larger). */
+const CHUNK_BYTES = 256 * 1024;
+const SECTIONS = ['pets', 'categories', 'orders', 'keys', 'idempotency', 'bans'] as const;
 
 interface Header {
   format: string;
@@ -25,31 +45,107 @@ export interface Snapshot {
   data: StoreData;
 }
 
-export async function writeSnapshot(file: string, snapshot: Snapshot): Promise<void> {
-  const body = Buffer.from(JSON.stringify(snapshot.data), 'utf8');
-  const header: Header = {
-    format: FORMAT,
-    version: 1,
-    seq: snapshot.seq,
-    length: body.length,
-    sha256: createHash('sha256').update(body).digest('hex'),
-  };
+/** What a snapshot is written from: the records of each section (read lazily) and the counters. */
+export type SnapshotSource = { [S in (typeof SECTIONS)[number]]: Iterable<unknown> } & {
+  counters(): Record<CounterName, number>;
+};
+
+export function sourceOf(data: StoreData): SnapshotSource {
+  return { ...data, counters: () => data.counters };
+}
+
+export interface WriteOptions {
+  failpoint?: Failpoint;
+  /** How long one slice of serialising may hold the event loop (default 1 ms). */
+  sliceMs?: number;
+  /** Stops the writer between slices (the temporary file is removed). */
+  signal?: AbortSignal;
+}
+
+/** Writes `source` as the snapshot at `seq`; resolves with the file's size once it is durable. */
+export async function writeSnapshot(fs: FileSystem, file: string, seq: number, source: SnapshotSource, opts: WriteOptions = {}): Promise<number> {
   const tmp = `${file}.tmp`;
-  const fh = await open(tmp, 'w');
+  const fh = await fs.open(tmp, 'create');
+  let size: number;
   try {
-    await fh.write(`${JSON.stringify(header)}\n`);
-    await fh.write(body);
+    await fh.write(Buffer.alloc(HEADER_BYTES, 0x20), 0);
+    const hash = createHash('sha256');
+    let length = 0;
+    let unsynced = 0;
+    for await (const chunk of bodyChunks(source, opts.sliceMs ?? 1)) {
+      opts.signal?.throwIfAborted();
+      hash.update(chunk);
+      await fh.write(chunk, HEADER_BYTES + length);
+      length += chunk.length;
+      unsynced += chunk.length;
+      if (unsynced >= SYNC_EVERY) {
+        await fh.datasync();
+        unsynced = 0;
+      }
+    }
+    const header: Header = { format: FORMAT, version: 1, seq, length, sha256: hash.digest('hex') };
+    await fh.write(Buffer.from(`${JSON.stringify(header).padEnd(HEADER_BYTES - 1, ' ')}\n`, 'utf8'), 0);
     await fh.sync();
-  } finally {
-    await fh.close();
+    size = HEADER_BYTES + length;
+  } catch (err) {
+    await fh.close().catch(() => undefined);
+    await fs.unlink(tmp).catch(() => undefined);
+    throw err;
   }
-  await rename(tmp, file);
-  const dir = await open(dirname(file), 'r');
+  await fh.close();
+  opts.failpoint?.('snapshot-written');
   try {
-    await dir.sync();
-  } finally {
-    await dir.close();
+    await fs.rename(tmp, file);
+  } catch (err) {
+    await fs.unlink(tmp).catch(() => undefined);
+    throw err;
   }
+  opts.failpoint?.('snapshot-renamed');
+  await syncDir(fs, dirname(file));
+  return size;
+}
+
+/**
+ * The body, `{"pets":[...],...,"counters":{...}}`, in slices of about `sliceMs` of work each.
+ * Each record's JSON goes straight into a buffer outside the JS heap and dies young, so a large
+ * snapshot leaves little for the old generation (whose collections pause the event loop).
+ */
+async function* bodyChunks(source: SnapshotSource, sliceMs: number): AsyncGenerator<Buffer> {
+  let buf = Buffer.allocUnsafe(CHUNK_BYTES);
+  let off = 0;
+  let started = performance.now();
+  /** Appends `text`, or returns false when the buffer is too full to be sure it fits. */
+  const put = (text: string): boolean => {
+    if (off + text.length * 3 > buf.length) return false;
+    off += buf.write(text, off, 'utf8');
+    return true;
+  };
+  const cut = async function* (room = CHUNK_BYTES) {
+    if (off) yield buf.subarray(0, off);
+    buf = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, room));
+    off = 0;
+    await yieldToLoop();
+    started = performance.now();
+  };
+  const add = async function* (text: string) {
+    if (!put(text)) {
+      yield* cut(text.length * 3);
+      put(text);
+    }
+  };
+  yield* add('{');
+  for (const [i, name] of SECTIONS.entries()) {
+    yield* add(`${i ? ',' : ''}"${name}":[`);
+    let n = 0;
+    for (const record of source[name]) {
+      const json = JSON.stringify(record);
+      if (!put(n ? `,${json}` : json)) yield* add(n ? `,${json}` : json);
+      if (++n % 32 === 0 && performance.now() - started >= sliceMs) yield* cut();
+    }
+    yield* add(']');
+  }
+  yield* add(`,"counters":${JSON.stringify(source.counters())}}`);
+  if (off) yield buf.subarray(0, off);
 }
 
 /** The snapshot in `file`, or undefined when there is none; damage throws CorruptFileError. */
@@ -61,6 +157,11 @@ export function readSnapshot(file: string): Snapshot | undefined {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
+  return parseSnapshot(file, buf);
+}
+
+/** The snapshot in the bytes read from `file`; damage throws CorruptFileError. */
+export function parseSnapshot(file: string, buf: Buffer): Snapshot {
   const nl = buf.indexOf(0x0a);
   let header: Header | null = null;
   try {
@@ -71,12 +172,21 @@ export function readSnapshot(file: string): Snapshot | undefined {
   if (!header || typeof header !== 'object' || header.format !== FORMAT || header.version !== 1) {
     throw new CorruptFileError(file, 'not a snapshot of this service');
   }
+  if (!Number.isSafeInteger(header.seq) || header.seq < 0) throw new CorruptFileError(file, 'no valid seq in the header');
   const body = buf.subarray(nl + 1);
   if (body.length !== header.length) throw new CorruptFileError(file, `length ${body.length}, header says ${header.length}`);
   if (createHash('sha256').update(body).digest('hex') !== header.sha256) throw new CorruptFileError(file, 'checksum mismatch');
+  let data: StoreData;
   try {
-    return { seq: header.seq, data: JSON.parse(body.toString('utf8')) as StoreData };
+    data = JSON.parse(body.toString('utf8')) as StoreData;
   } catch {
     throw new CorruptFileError(file, 'unreadable body');
   }
+  if (!isStoreData(data)) throw new CorruptFileError(file, 'the body is not a store');
+  return { seq: header.seq, data };
+}
+
+function isStoreData(d: unknown): d is StoreData {
+  const x = d as Record<string, unknown> | null;
+  return typeof x === 'object' && x !== null && SECTIONS.every((s) => Array.isArray(x[s])) && typeof x.counters === 'object' && x.counters !== null;
 }

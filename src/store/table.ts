@@ -1,9 +1,10 @@
 /**
  * A table of records keyed by numeric id with secondary indexes, plus the overlay a
  * transaction writes into. Reads inside a transaction see its own writes; nothing reaches the
- * base table until commit, which applies the whole overlay synchronously (so no reader ever
- * sees half of an event).
+ * table itself until the change set is durable and applied whole, in one synchronous step (so no
+ * reader ever sees half of an event).
  */
+import type { PendingMap } from './pending.js';
 import { SortedIds, mergeAscending } from './sorted-ids.js';
 
 export type IndexKey = string | number | boolean;
@@ -84,17 +85,25 @@ export class Table<V extends { id: number }> {
   }
 }
 
-/** A transaction's private view of a table: base rows overlaid with its own puts and deletes. */
+/**
+ * A transaction's private view of a table: its own puts and deletes over the pending layer
+ * (committed, not yet durable) over the durable rows.
+ */
 export class TableOverlay<V extends { id: number }> {
   /** id -> new record, or null for a delete. */
   readonly writes = new Map<number, V | null>();
 
-  constructor(readonly base: Table<V>) {}
+  constructor(
+    readonly base: Table<V>,
+    readonly pending: PendingMap<number, V>,
+  ) {}
 
   get(id: number): V | undefined {
     const w = this.writes.get(id);
-    if (w === null) return undefined;
-    return w ?? this.base.get(id);
+    if (w !== undefined) return w ?? undefined;
+    const p = this.pending.get(id);
+    if (p !== undefined) return p ?? undefined;
+    return this.base.get(id);
   }
 
   put(v: V): void {
@@ -105,21 +114,15 @@ export class TableOverlay<V extends { id: number }> {
     this.writes.set(id, null);
   }
 
-  /** Records whose index key equals `key`, seeing this transaction's writes. */
+  /** Records whose index key equals `key`, seeing pending writes and this transaction's own. */
   find(index: string, key: IndexKey): V[] {
     const keyOf = this.base.defs[index]!;
     const out: V[] = [];
     for (const id of this.base.idsAfter(0, index, [key])) {
-      if (!this.writes.has(id)) out.push(this.base.get(id)!);
+      if (!this.writes.has(id) && !this.pending.has(id)) out.push(this.base.get(id)!);
     }
+    for (const [id, p] of this.pending.entries()) if (p && !this.writes.has(id) && keyOf(p) === key) out.push(p);
     for (const w of this.writes.values()) if (w && keyOf(w) === key) out.push(w);
     return out.sort((a, b) => a.id - b.id);
-  }
-
-  commit(): void {
-    for (const [id, w] of this.writes) {
-      if (w === null) this.base.delete(id);
-      else this.base.set(w);
-    }
   }
 }

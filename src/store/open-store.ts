@@ -1,0 +1,93 @@
+/**
+ * The store a server runs on: the in-memory store alone (`:memory:`, nothing persisted), or the
+ * persistent store over a data directory it holds the lock on. Outages, torn entries and failed
+ * background snapshots are logged here, each once.
+ */
+import { mkdirSync } from 'node:fs';
+import type { FatalStorageError } from './faults.js';
+import { failpointAt, type FailpointSpec } from './failpoints.js';
+import { acquireLock, DirectoryLockedError, type DataDirLock } from './lock.js';
+import { MemoryStore } from './memory-store.js';
+import { openPersistentStore } from './persistent-store.js';
+
+export const IN_MEMORY = ':memory:';
+
+export interface StoreLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface StoreOptions {
+  dataDir: string;
+  snapshotEvery?: number;
+  failpoint?: FailpointSpec;
+  logger: StoreLogger;
+  /** The process must stop at once without answering the writes in flight (see journal.ts). */
+  onFatal: (err: FatalStorageError | DirectoryLockedError) => void;
+}
+
+export interface OpenedStore {
+  store: MemoryStore;
+  ready(): Promise<boolean>;
+  /** Final snapshot and lock release; rejects (after releasing) when the snapshot cannot be written. */
+  close(): Promise<void>;
+  /** Drops the lock file now (also on an exit that skips `close`). */
+  release(): void;
+}
+
+/** PETSTORE_FAILPOINT's action: die at once (kill -9), or fail the operation with an errno. */
+function failpointAction(f: FailpointSpec): () => void {
+  if (!f.code) return () => process.kill(process.pid, 'SIGKILL');
+  const code = f.code;
+  return () => {
+    throw Object.assign(new Error(`${code}: PETSTORE_FAILPOINT=${f.step}:${f.nth}:${code}`), { code });
+  };
+}
+
+/** Opens the store; CorruptFileError and DirectoryLockedError stop start-up (nothing is changed). */
+export async function openStore(opts: StoreOptions): Promise<OpenedStore> {
+  if (opts.dataDir === IN_MEMORY) {
+    const store = new MemoryStore();
+    return { store, ready: async () => true, close: () => store.close(), release: () => undefined };
+  }
+  const { dataDir: dir, logger } = opts;
+  mkdirSync(dir, { recursive: true });
+  const lock: DataDirLock = acquireLock(dir);
+  try {
+    const p = await openPersistentStore(dir, {
+      snapshotEvery: opts.snapshotEvery,
+      failpoint: opts.failpoint && failpointAt(opts.failpoint.step, opts.failpoint.nth, failpointAction(opts.failpoint)),
+      onTornEntry: (file) => logger.warn({ file }, 'dropped a torn last journal entry (a write that was never acknowledged)'),
+      onOutage: (e) =>
+        e.phase === 'start'
+          ? logger.error({ dir, step: e.step, code: e.code }, 'persistence outage: writes answer 503 until the data directory takes durable writes again')
+          : logger.warn({ dir, ms: e.ms, rewritten: e.rewritten }, 'persistence outage over: writes are taken again'),
+      onSnapshotError: (err) => logger.warn({ dir, code: (err as { code?: string }).code, reason: String(err) }, 'background snapshot failed; the journal keeps every write, and it is tried again later'),
+      onFatal: opts.onFatal,
+      relock: async () => {
+        try {
+          await lock.restore();
+        } catch (err) {
+          if (err instanceof DirectoryLockedError) opts.onFatal(err);
+          throw err;
+        }
+      },
+    });
+    return {
+      store: p.store,
+      ready: p.ready,
+      async close() {
+        try {
+          await p.close();
+        } finally {
+          lock.release();
+        }
+      },
+      release: () => lock.release(),
+    };
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}

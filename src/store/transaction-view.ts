@@ -1,0 +1,141 @@
+/**
+ * One transaction's view of the store: overlays that collect its writes over the pending layer
+ * over the durable tables, the StoreTx the service layer calls, and the change set it made.
+ */
+import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../service/records.js';
+import type { ChangeSet } from './change-set.js';
+import type { PendingLayer, PendingMap } from './pending.js';
+import type { CounterName, StoreTx } from './store.js';
+import { TableOverlay, type Table } from './table.js';
+
+class KvOverlay<K, V> {
+  readonly writes = new Map<K, V | null>();
+  constructor(
+    readonly base: Map<K, V>,
+    readonly pending: PendingMap<K, V>,
+  ) {}
+  get(k: K): V | undefined {
+    const w = this.writes.get(k);
+    if (w !== undefined) return w ?? undefined;
+    const p = this.pending.get(k);
+    if (p !== undefined) return p ?? undefined;
+    return this.base.get(k);
+  }
+}
+
+export interface DurableTables {
+  pets: Table<PetRecord>;
+  categories: Table<Category>;
+  orders: Table<OrderRecord>;
+  keys: Table<KeyRecord>;
+  idempotency: Map<string, IdempotencyRecord>;
+  bans: Map<number, BanRecord>;
+}
+
+/** A transaction's StoreTx: prototype methods, so that a transaction allocates no closures. */
+export class TransactionView implements StoreTx {
+  private readonly pets: TableOverlay<PetRecord>;
+  private readonly categories: TableOverlay<Category>;
+  private readonly orders: TableOverlay<OrderRecord>;
+  private readonly keys: TableOverlay<KeyRecord>;
+  private readonly idem: KvOverlay<string, IdempotencyRecord>;
+  private readonly bans: KvOverlay<number, BanRecord>;
+  private readonly counters: Partial<Record<CounterName, number>> = {};
+
+  /** `allocated` are the highest ids handed out so far (durable or not): ids are never reused. */
+  constructor(
+    durable: DurableTables,
+    pending: PendingLayer,
+    private readonly allocated: Readonly<Record<CounterName, number>>,
+  ) {
+    this.pets = new TableOverlay(durable.pets, pending.pets);
+    this.categories = new TableOverlay(durable.categories, pending.categories);
+    this.orders = new TableOverlay(durable.orders, pending.orders);
+    this.keys = new TableOverlay(durable.keys, pending.keys);
+    this.idem = new KvOverlay(durable.idempotency, pending.idempotency);
+    this.bans = new KvOverlay(durable.bans, pending.bans);
+  }
+
+  async getPet(id: number) {
+    return this.pets.get(id);
+  }
+  async putPet(p: PetRecord) {
+    this.pets.put(p);
+  }
+  async deletePet(id: number) {
+    this.pets.delete(id);
+  }
+  async getCategory(id: number) {
+    return this.categories.get(id);
+  }
+  async findCategoryByName(name: string) {
+    return this.categories.find('name', name.toLowerCase())[0];
+  }
+  async countPetsInCategory(id: number) {
+    return this.pets.find('categoryId', id).length;
+  }
+  async putCategory(c: Category) {
+    this.categories.put(c);
+  }
+  async deleteCategory(id: number) {
+    this.categories.delete(id);
+  }
+  async getOrder(id: number) {
+    return this.orders.get(id);
+  }
+  async openOrdersForPet(petId: number) {
+    return this.orders.find('openPetId', petId);
+  }
+  async putOrder(o: OrderRecord) {
+    this.orders.put(o);
+  }
+  async deleteOrder(id: number) {
+    this.orders.delete(id);
+  }
+  async getKey(id: number) {
+    return this.keys.get(id);
+  }
+  async putKey(k: KeyRecord) {
+    this.keys.put(k);
+  }
+  async deleteKey(id: number) {
+    this.keys.delete(id);
+  }
+  async getIdempotency(scope: string) {
+    return this.idem.get(scope);
+  }
+  async putIdempotency(r: IdempotencyRecord) {
+    this.idem.writes.set(r.scope, r);
+  }
+  async deleteIdempotency(scope: string) {
+    this.idem.writes.set(scope, null);
+  }
+  async getBan(keyId: number) {
+    return this.bans.get(keyId);
+  }
+  async putBan(b: BanRecord) {
+    this.bans.writes.set(b.keyId, b);
+  }
+  async deleteBan(keyId: number) {
+    this.bans.writes.set(keyId, null);
+  }
+  async nextId(name: CounterName) {
+    return (this.counters[name] = (this.counters[name] ?? this.allocated[name]) + 1);
+  }
+
+  /** What the transaction changed, or undefined when it only read. */
+  changes(): ChangeSet | undefined {
+    const changes: ChangeSet = {};
+    const set = <K extends keyof ChangeSet>(k: K, m: Map<unknown, unknown>) => {
+      if (m.size) changes[k] = [...m] as ChangeSet[K];
+    };
+    set('pets', this.pets.writes);
+    set('categories', this.categories.writes);
+    set('orders', this.orders.writes);
+    set('keys', this.keys.writes);
+    set('idempotency', this.idem.writes);
+    set('bans', this.bans.writes);
+    if (Object.keys(this.counters).length) changes.counters = { ...this.counters };
+    return Object.keys(changes).length ? changes : undefined;
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * The data directory as the real process holds it (CONTRACT section 10):
+ *
+ * - one server per directory: a second one refuses to start, naming the directory and the
+ *   holder's pid, and changes nothing; a stale lock (its process gone) is taken over; a clean
+ *   stop removes the lock;
+ * - `PETSTORE_DATA_DIR=:memory:` runs with no persistence at all;
+ * - a directory that vanishes while the server runs: writes answer 503 with Retry-After: 1, reads
+ *   go on, /readyz is 503, the outage is logged once when it starts and once when it ends (not per
+ *   request), and once the directory can be made again the server writes its durable state there
+ *   anew and takes writes again by itself: nothing acknowledged is lost, nothing refused appears.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { expectFilesUnchanged, filesOf } from '../support/files.js';
+import { LISTENING, ServerProcess, exitWithin } from '../support/process.js';
+import { CheckedClient } from '../crash/checked-client.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ADMIN_KEY = 'psk_enterprise_DataDirAdminKey0123456789abcdefghijKLMNOP';
+const dirs: string[] = [];
+const processes: ServerProcess[] = [];
+
+afterAll(() => {
+  for (const p of processes) p.kill();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'petstore-datadir-'));
+  dirs.push(d);
+  return d;
+}
+
+function start(dir: string, env: Record<string, string> = {}): ServerProcess {
+  const p = new ServerProcess({ PETSTORE_DATA_DIR: dir, PETSTORE_ADMIN_KEY: ADMIN_KEY, PETSTORE_SEED: 'false', ...env }, 40_000);
+  processes.push(p);
+  return p;
+}
+
+async function clientOf(p: ServerProcess, problems: string[] = []): Promise<CheckedClient> {
+  return new CheckedClient(`http://127.0.0.1:${await p.port()}`, ADMIN_KEY, problems);
+}
+
+describe.concurrent('the data-directory lock', { timeout: 60_000 }, () => {
+  it('a second server on the same directory refuses to start, naming the directory and the holder pid, and changes nothing', async () => {
+    const dir = tempDir();
+    const first = start(dir);
+    const c = await clientOf(first);
+    expect((await c.call('POST', '/categories', { name: 'Held' }))?.status).toBe(201);
+    const before = filesOf(dir);
+
+    const second = start(dir);
+    const exit = await exitWithin(second, 20_000);
+    expect(exit.code).not.toBe(0);
+    expect(exit.signal).toBeNull();
+    expect(second.lines().some((l) => LISTENING.test(l))).toBe(false);
+    expect(second.stderr).toContain(dir);
+    expect(second.stderr).toContain(`process ${first.child.pid}`);
+    expectFilesUnchanged(dir, before);
+    expect((await c.call('GET', '/categories'))?.body).toHaveLength(1);
+    first.kill();
+  });
+
+  it('takes over a stale lock whose process is gone, and a clean stop removes the lock', async () => {
+    const dir = tempDir();
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    writeFileSync(join(dir, 'petstore.lock'), `${gone.stdout} 12345\n`);
+    const p = start(dir);
+    const c = await clientOf(p);
+    expect(readFileSync(join(dir, 'petstore.lock'), 'utf8')).toMatch(new RegExp(`^${p.child.pid} `));
+    expect((await c.call('POST', '/categories', { name: 'Mine now' }))?.status).toBe(201);
+    p.kill('SIGTERM');
+    expect(await exitWithin(p, 15_000)).toEqual({ code: 0, signal: null });
+    expect(readdirSync(dir).sort()).toEqual(['journal.log', 'snapshot.json']);
+  });
+
+  it('PETSTORE_DATA_DIR=:memory: serves with no persistence at all', async () => {
+    const p = start(':memory:');
+    const problems: string[] = [];
+    const c = await clientOf(p, problems);
+    expect((await c.call('POST', '/categories', { name: 'Ephemeral' }))?.status).toBe(201);
+    expect((await c.call('GET', '/readyz'))?.status).toBe(200);
+    expect(existsSync(join(ROOT, ':memory:'))).toBe(false);
+    p.kill('SIGTERM');
+    expect(await exitWithin(p, 15_000)).toEqual({ code: 0, signal: null });
+    expect(existsSync(join(ROOT, ':memory:'))).toBe(false);
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('a data directory that vanishes while the server runs', { timeout: 60_000 }, () => {
+  it('answers writes 503 while it is gone, logs the outage once each way, writes the state anew when it can, and loses nothing', async () => {
+    const dir = tempDir();
+    const problems: string[] = [];
+    const p = start(dir);
+    const c = await clientOf(p, problems);
+    const acknowledged: Record<string, unknown>[] = [];
+    for (const name of ['Alpha', 'Beta']) {
+      const res = await c.call('POST', '/categories', { name });
+      expect(res?.status).toBe(201);
+      acknowledged.push(res!.body);
+    }
+
+    rmSync(dir, { recursive: true, force: true });
+    writeFileSync(dir, 'a file where the directory was'); // so it cannot simply be made again yet
+    const refused = await c.call('POST', '/categories', { name: 'Refused' });
+    expect(refused?.status).toBe(503);
+    expect(refused?.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
+    for (let i = 0; i < 5; i++) expect((await c.call('POST', '/categories', { name: `Refused ${i}` }))?.status).toBe(503);
+    expect((await c.call('GET', '/readyz'))?.status).toBe(503);
+    expect((await c.call('GET', '/categories'))?.body).toEqual(acknowledged);
+    await new Promise((r) => setTimeout(r, 1_200)); // a few probes fail meanwhile
+
+    rmSync(dir);
+    const deadline = Date.now() + 5_000;
+    while ((await c.call('GET', '/readyz'))?.status !== 200 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect((await c.call('GET', '/readyz'))?.status).toBe(200);
+    const after = await c.call('POST', '/categories', { name: 'Gamma' });
+    expect(after?.status).toBe(201);
+    acknowledged.push(after!.body);
+
+    const outageLines = p.stderr.split('\n').filter((l) => l.includes('persistence outage'));
+    expect(outageLines).toHaveLength(2);
+    expect(outageLines[0]).toContain('writes answer 503');
+    expect(outageLines[1]).toContain('outage over');
+    expect(p.stderr).not.toContain('request failed');
+    expect(p.stderr).not.toMatch(/\bat .+\.ts:\d+/); // no stack traces
+
+    p.kill('SIGKILL');
+    await exitWithin(p, 5_000);
+    const again = start(dir);
+    const c2 = await clientOf(again, problems);
+    expect(await c2.listAll('/categories')).toEqual(acknowledged);
+    expect(problems).toEqual([]);
+    again.kill();
+  });
+});
