@@ -48,7 +48,9 @@ export function bytesWrittenBefore(err: unknown): number {
 
 export function errnoOf(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
+  // Only a system error's code (ENOSPC, EIO...): the service's errors carry codes of their own
+  // (SERVICE_UNAVAILABLE), and an outage answered by the journal must not read as a disk error.
+  return typeof code === 'string' && /^E[A-Z0-9]+$/.test(code) ? code : undefined;
 }
 
 // 'write' is read-write, created if missing, neither truncated nor O_APPEND (Linux ignores the

@@ -152,14 +152,18 @@ describe.concurrent('a journal batch that fails in the real process', { timeout:
     const refused: string[] = [];
     const attempted = new Set<string>();
     let sent = 0;
-    const deadline = Date.now() + 20_000;
+    /** Writes acknowledged after the first 503: the outage ended by itself. */
+    let resumed = 0;
+    const deadline = Date.now() + 40_000;
     const writer = async (w: number) => {
-      while (sent < 400 && Date.now() < deadline && (refused.length === 0 || acknowledged.length < 100)) {
+      while (sent < 2_000 && Date.now() < deadline && (refused.length === 0 || resumed < 50)) {
         const name = `enospc ${w}-${sent++}`;
         attempted.add(name);
         const res = await client.call('POST', '/categories', { name });
-        if (res?.status === 201) acknowledged.push(res.body);
-        else if (res?.status === 503) {
+        if (res?.status === 201) {
+          acknowledged.push(res.body);
+          if (refused.length > 0) resumed++;
+        } else if (res?.status === 503) {
           refused.push(name);
           expect(res.body.code).toBe('SERVICE_UNAVAILABLE');
           await new Promise((r) => setTimeout(r, 100));
@@ -168,7 +172,7 @@ describe.concurrent('a journal batch that fails in the real process', { timeout:
     };
     await Promise.all([0, 1, 2, 3].map(writer));
     expect(refused.length).toBeGreaterThan(0);
-    expect(acknowledged.length).toBeGreaterThanOrEqual(100); // writes came back by themselves
+    expect(resumed).toBeGreaterThanOrEqual(50); // writes came back by themselves
     expect(server.running).toBe(true);
     expect(server.stderr.split('\n').filter((l) => l.includes('persistence outage'))).toHaveLength(2);
     server.kill('SIGKILL');
