@@ -71,7 +71,7 @@ describe('a journal batch that fails with an outage error', () => {
     const ffs = new FaultyFs();
     const { p, s } = await openStore(dir, ffs, { probeMs: 60_000 });
     await s.categories.create(admin, { name: 'Before' });
-    ffs.fail({ op: 'write', path: /./, code: 'ENOSPC' });
+    ffs.fail({ op: 'write', path: /journal\.log$|\.probe$/, code: 'ENOSPC' });
     await expect(s.categories.create(admin, { name: 'A' })).rejects.toBeInstanceOf(ServiceUnavailableError);
     expect(await p.ready()).toBe(false);
     for (let i = 0; i < 5; i++) await expect(s.categories.create(admin, { name: `B${i}` })).rejects.toBeInstanceOf(ServiceUnavailableError);
@@ -84,7 +84,7 @@ describe('a journal batch that fails with an outage error', () => {
     const ffs = new FaultyFs();
     const { p, s, events } = await openStore(dir, ffs);
     await s.categories.create(admin, { name: 'Before' });
-    ffs.fail({ op: 'write', path: /./, code: 'ENOSPC' }); // the journal and the probe's file alike
+    ffs.fail({ op: 'write', path: /journal\.log$|\.probe$/, code: 'ENOSPC' }); // the journal and the probe's file alike
     await expect(s.categories.create(admin, { name: 'Lost' })).rejects.toBeInstanceOf(ServiceUnavailableError);
     expect(await eventually(() => ffs.fired.filter((f) => f.includes('.probe')).length >= 5)).toBe(true);
     expect(await p.ready()).toBe(false);
@@ -187,6 +187,26 @@ describe('a snapshot step that fails', () => {
     expect(fatals).toEqual([]);
     for (let i = 4; i <= 6; i++) await s.categories.create(admin, { name: `C${i}` });
     expect(await namesAfterRestart(dir)).toEqual(['C1', 'C2', 'C3', 'C4', 'C5', 'C6']);
+  });
+
+  it('a journal outage while a background snapshot is written: the snapshot is abandoned, not fatal, and writes resume', async () => {
+    const dir = tempDir();
+    const ffs = new FaultyFs();
+    const { p, s, snapshotErrors, fatals, events } = await openStore(dir, ffs, { snapshotEvery: 3 });
+    const release = ffs.hold('sync', /snapshot\.json\.tmp$/);
+    for (let i = 1; i <= 3; i++) await s.categories.create(admin, { name: `C${i}` });
+    // The snapshot waits at its fsync; meanwhile the disk fills (the probe fails too).
+    ffs.fail({ op: 'write', path: /journal\.log$|\.probe$/, code: 'ENOSPC' });
+    await expect(s.categories.create(admin, { name: 'Lost' })).rejects.toBeInstanceOf(ServiceUnavailableError);
+    release();
+    expect(await eventually(() => snapshotErrors.length === 1)).toBe(true);
+    expect(snapshotErrors[0]).toBeInstanceOf(ServiceUnavailableError);
+    expect(fatals).toEqual([]);
+    ffs.heal();
+    expect(await eventually(() => p.ready())).toBe(true);
+    expect(events.map((e) => e.phase)).toEqual(['start', 'end']);
+    await s.categories.create(admin, { name: 'C4' });
+    expect(await namesAfterRestart(dir)).toEqual(['C1', 'C2', 'C3', 'C4']);
   });
 
   it('a background snapshot that fails with EIO is fatal', async () => {

@@ -37,6 +37,24 @@ export class FaultyFs implements FileSystem {
     this.faults = [];
   }
 
+  private holds: { op: FsOp; path: RegExp; gate: Promise<void> }[] = [];
+
+  /** Makes the next matching operations wait until the returned function is called. */
+  hold(op: FsOp, path: RegExp): () => void {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const h = { op, path, gate };
+    this.holds.push(h);
+    return () => {
+      this.holds = this.holds.filter((x) => x !== h);
+      release();
+    };
+  }
+
+  private async wait(op: FsOp, path: string): Promise<void> {
+    for (const h of this.holds) if (h.op === op && h.path.test(path)) await h.gate;
+  }
+
   /** Throws if a fault matches; returns it (for partial writes). */
   private check(op: FsOp, path: string): void {
     const f = this.faults.find((x) => x.op === op && x.left > 0 && x.path.test(path));
@@ -65,7 +83,7 @@ export class FaultyFs implements FileSystem {
         await h.write(data, position);
       },
       datasync: async () => (this.check('datasync', path), h.datasync()),
-      sync: async () => (this.check('sync', path), h.sync()),
+      sync: async () => (await this.wait('sync', path), this.check('sync', path), h.sync()),
       truncate: async (n) => (this.check('truncate', path), h.truncate(n)),
       stat: async () => (this.check('stat', path), h.stat()),
       close: () => h.close(),
