@@ -20,6 +20,8 @@ declare module 'autocannon' {
     connections?: number;
     /** Seconds. */
     duration?: number;
+    /** Stop after this many requests (instead of `duration`). */
+    amount?: number;
     pipelining?: number;
     /** Seconds before a request counts as a timeout. */
     timeout?: number;

@@ -19,7 +19,7 @@ import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { killAllNow, startChild, stopAll, type Child } from './processes.js';
-import { appScenarios } from './scenarios.js';
+import { orderScenario as scenario } from './scenarios.js';
 import { createFixture, type Fixture } from './setup.js';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -31,7 +31,6 @@ const int = (name: string, dflt: number, min: number, max: number) => {
 const ROUNDS = int('BENCH_ROUNDS', 5, 1, 20);
 const DURATION = int('BENCH_DURATION', 5, 1, 30);
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '10,50').split(',').map(Number);
-const scenario = appScenarios.find((s) => s.name.startsWith('POST /store/orders'))!;
 
 interface Target {
   name: string;

@@ -1,37 +1,31 @@
 /**
- * The benchmark: `npm run bench`.
+ * `npm run bench`: every row of issue 9's table in one run, each with a PASS or FAIL against its
+ * target, appended to bench/RESULTS.md (the method is described at the top of that file).
  *
- * Starts the REAL server (`node --import tsx src/main.ts`, PORT=0 on 127.0.0.1, a temporary
- * data directory, no demo data) and a bare node:http server (bench/bare-server.ts), each in its
- * own child process; sets up a staff key, categories and ~200 pets through the API; then runs
- * every scenario of bench/scenarios.ts with autocannon (a short warm-up, then a bounded measured
- * run) and reports requests/s, p50/p99 latency, non-2xx and errors, and the ratio of requests/s
- * to the bare server's (measured before and after the scenarios; the ratio uses their mean).
- * Prints a table and appends it, with the date, Node version and machine, to bench/RESULTS.md.
+ * The servers run as `npm start` runs them (`node bin/start.mjs`, compiled), pinned to core 0
+ * with `taskset -c`; this process, where autocannon runs (10 connections), is pinned to core 1.
+ * Throughput rows are ratios of req/s to a bare node:http server answering a pet from a Map,
+ * measured before and after them in the same run. `--scale N` (e.g. `npm run bench -- --scale
+ * 1000000`) measures a store of N pets instead: see bench/scale.ts.
  *
- * Environment (all optional): BENCH_DURATION seconds per measured run (1-10, default 5),
- * BENCH_WARMUP seconds of warm-up per scenario (0-5, default 2), BENCH_CONNECTIONS (1-100,
- * default 10), BENCH_WRITE=0 to print only and leave RESULTS.md alone.
+ * Environment (all optional): BENCH_DURATION seconds per measured run (1-30, default 5),
+ * BENCH_WARMUP seconds of warm-up (0-10, default 2), BENCH_CONNECTIONS (1-100, default 10),
+ * BENCH_WRITE=0 to print only and leave RESULTS.md alone.
  *
- * Exits 1 when any response of any run was not a 2xx or failed its body check, or on any
- * failure; the children are stopped in every case.
+ * Exits 1 when any response was unexpected (a non-2xx where a 2xx was due, a body that failed its
+ * check, a hostile document not refused as the contract says) or on any failure, 3 when every
+ * response was as expected but a target was missed, 0 when every row passed. Children are
+ * stopped and temporary directories removed in every case; a watchdog bounds the whole run.
  */
-import autocannon, { type Result } from 'autocannon';
-import { randomBytes } from 'node:crypto';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import os from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { killAllNow, startChild, stopAll, type Child } from './processes.js';
-import { appScenarios, bareScenario, type Scenario } from './scenarios.js';
-import { createFixture, KEY_LIMITS, PET_COUNT, STOCK, STOCKED_PETS, type Fixture } from './setup.js';
-
-const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
-const ROOT = resolve(BENCH_DIR, '..');
-const RESULTS = join(BENCH_DIR, 'RESULTS.md');
-/** Hard bound on the whole script: past it, stop the children and exit 1. */
-const WATCHDOG_MS = 180_000;
+import { join } from 'node:path';
+import { measureHostile, MAX_ANSWER_MS } from './hostile.js';
+import { measure, type LoadOptions, type Measured } from './measure.js';
+import { killAllNow, pinning, pinSelf, stopAll, stopChild, type Child } from './processes.js';
+import { appendResults, int, loadAverage, machine, mib, ms, table, type Row } from './report.js';
+import { scaleRows } from './scale.js';
+import { bareScenario, createPetScenario, readScenarios, type Scenario } from './scenarios.js';
+import { BENCH_DIR, LOADGEN_CPU, newAdminKey, removeTempDirs, startBare, startServer, tempDir } from './servers.js';
+import { createFixture, PET_COUNT, type Fixture } from './setup.js';
 
 function intEnv(name: string, dflt: number, min: number, max: number): number {
   const raw = process.env[name];
@@ -41,277 +35,184 @@ function intEnv(name: string, dflt: number, min: number, max: number): number {
   return n;
 }
 
-const DURATION = intEnv('BENCH_DURATION', 5, 1, 10);
-const WARMUP = intEnv('BENCH_WARMUP', 2, 0, 5);
-const CONNECTIONS = intEnv('BENCH_CONNECTIONS', 10, 1, 100);
+function scaleArg(): number | undefined {
+  const i = process.argv.indexOf('--scale');
+  if (i < 0) return undefined;
+  const n = Number(process.argv[i + 1]);
+  if (!Number.isInteger(n) || n < 1_000 || n > 5_000_000) throw new Error(`--scale takes a number of pets from 1,000 to 5,000,000, got "${process.argv[i + 1]}"`);
+  return n;
+}
+
+const LOAD: LoadOptions = { connections: intEnv('BENCH_CONNECTIONS', 10, 1, 100), warmupS: intEnv('BENCH_WARMUP', 2, 0, 10), durationS: intEnv('BENCH_DURATION', 5, 1, 30) };
 const WRITE = process.env.BENCH_WRITE !== '0';
+const SCALE = scaleArg();
+const RESULTS = join(BENCH_DIR, 'RESULTS.md');
+/** Hard bound on the whole script: past it, stop the children and exit 1. */
+const WATCHDOG_MS = (SCALE ? 420 : 240) * 1000;
+/** Starts of the empty-store server that are measured (after one that may build dist/). */
+const EMPTY_STARTS = 3;
+const MAX_EMPTY_RSS = 80 * 2 ** 20;
+const MAX_START_MS = 1_000;
 
-interface Row {
-  name: string;
-  target: 'bare' | 'app';
-  reqPerSec: number;
-  p50: number;
-  p99: number;
-  mean: number;
-  total: number;
-  non2xx: number;
-  /** Socket errors + timeouts + body mismatches, measured run. */
-  errors: number;
-  /** Anything bad in the warm-up run (non-2xx + errors). */
-  warmupBad: number;
-  statusCodes: string;
-  /** Server process CPU over the measured run, % of one core. */
-  serverCpu: number | undefined;
-  /** This (load generator) process's CPU over the measured run, % of one core. */
-  loadgenCpu: number;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const cpuUs = (m: Measured) => (m.cpuUsPerReq === undefined ? '-' : `${Math.round(m.cpuUsPerReq)} µs CPU/req`);
+const figures = (m: Measured) => `${int(m.reqPerSec)} req/s, ${cpuUs(m)}, p50 ${ms(m.p50)} ms, p99 ${ms(m.p99)} ms, ${int(m.total)} requests`;
+
+async function run(server: Child, s: Scenario, fx: Fixture): Promise<Measured> {
+  await s.preflight?.(server.url, fx);
+  const m = await measure(server, { request: s.request(fx), verifyBody: s.verifyBody }, LOAD);
+  console.log(`  ${s.name}: ${figures(m)}${m.unexpected ? `; ${m.unexpected} unexpected [${m.statusCodes}]` : ''}`);
+  return m;
 }
 
-function machine(): { cpuModel: string; cpus: number; nproc: number; memGiB: string; kernel: string } {
-  let cpuModel = os.cpus()[0]?.model ?? 'unknown';
-  let cpus = os.cpus().length;
-  try {
-    const info = readFileSync('/proc/cpuinfo', 'utf8');
-    const models = [...info.matchAll(/^model name\s*:\s*(.+)$/gm)].map((m) => m[1]!.trim());
-    if (models.length) cpuModel = [...new Set(models)].join(' / ');
-    cpus = (info.match(/^processor\s*:/gm) ?? []).length || cpus;
-  } catch {
-    /* not Linux: keep os.cpus() */
+/** The empty-store row: start to listening and RSS (1 s after listening, idle) of the compiled server. */
+async function emptyStoreRow(pin: boolean): Promise<Row> {
+  const starts: number[] = [];
+  const rss: number[] = [];
+  for (let i = 0; i <= EMPTY_STARTS; i++) {
+    const c = await startServer({ name: 'empty-store server', dataDir: tempDir('petstore-bench-empty-'), adminKey: newAdminKey(), pin });
+    await new Promise((r) => setTimeout(r, 1_000));
+    const bytes = c.rssBytes();
+    await stopChild(c);
+    if (i === 0) continue; // the first start builds dist/server when it is stale
+    starts.push(c.startMs);
+    if (bytes !== undefined) rss.push(bytes);
   }
+  const start = median(starts);
+  const mem = rss.length ? median(rss) : undefined;
   return {
-    cpuModel,
-    cpus,
-    nproc: os.availableParallelism(),
-    memGiB: (os.totalmem() / 2 ** 30).toFixed(1),
-    kernel: `${os.type()} ${os.release()} ${os.arch()}`,
+    name: 'server process, empty store (`node bin/start.mjs`)',
+    figure: `${mib(mem)}, ${int(start)} ms`,
+    target: '<= 80 MB; <= 1,000 ms',
+    pass: mem !== undefined && mem <= MAX_EMPTY_RSS && start <= MAX_START_MS,
+    detail: `median of ${EMPTY_STARTS} starts (after one that may build): RSS 1 s after listening ${rss.map(mib).join(', ')}; spawn to listening ${starts.map(int).join(', ')} ms`,
+    unexpected: 0,
   };
 }
 
-/** Filesystem type and device under `path`, from /proc/self/mounts (where fsync lands). */
-function filesystemOf(path: string): string {
-  try {
-    const real = realpathSync(path);
-    let best = { dir: '', desc: 'unknown' };
-    for (const line of readFileSync('/proc/self/mounts', 'utf8').split('\n')) {
-      const [dev, dir, type] = line.split(' ');
-      if (!dev || !dir || !type) continue;
-      const inside = real === dir || real.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
-      if (inside && dir.length >= best.dir.length) best = { dir, desc: `${type} on ${dev} (mounted at ${dir})` };
-    }
-    return best.desc;
-  } catch {
-    return 'unknown';
+async function throughputRows(pin: boolean): Promise<Row[]> {
+  const rows: Row[] = [];
+  const adminKey = newAdminKey();
+  const [bare, app] = await Promise.all([startBare(pin), startServer({ name: 'petstore server', dataDir: tempDir('petstore-bench-'), adminKey, pin, probe: true })]);
+  const probeLines: string[] = [];
+  app.onLine((l) => probeLines.push(l));
+  const fx = await createFixture(app.url, adminKey);
+  console.log(`servers: bare ${bare.url} (pid ${bare.pid}), petstore ${app.url} (pid ${app.pid}); fixture: ${fx.petIds.length} pets in ${fx.categoryIds.length} categories`);
+
+  const bareRuns = [await run(bare, bareScenario, fx)];
+  const reads: [Scenario, Measured][] = [];
+  for (const s of readScenarios) reads.push([s, await run(app, s, fx)]);
+  bareRuns.push(await run(bare, { ...bareScenario, name: `${bareScenario.name}, again` }, fx));
+  const bareRps = (bareRuns[0]!.reqPerSec + bareRuns[1]!.reqPerSec) / 2;
+  rows.push({
+    name: 'bare node:http baseline (a pet from a Map)',
+    figure: `${int(bareRps)} req/s`,
+    target: '-',
+    pass: true,
+    detail: `before ${figures(bareRuns[0]!)}; after ${int(bareRuns[1]!.reqPerSec)} req/s, ${cpuUs(bareRuns[1]!)}`,
+    unexpected: bareRuns[0]!.unexpected + bareRuns[1]!.unexpected,
+  });
+  for (const [s, m] of reads) {
+    const ratio = m.reqPerSec / bareRps;
+    rows.push({ name: s.name, figure: `${ratio.toFixed(3)} (${cpuUs(m)})`, target: `>= ${s.minRatio}`, pass: ratio >= s.minRatio!, detail: figures(m), unexpected: m.unexpected });
   }
-}
 
-function badCount(r: Result): number {
-  return r.non2xx + r.errors + r.timeouts + r.mismatches;
-}
-
-async function measure(s: Scenario, url: string, fx: Fixture, server: Child): Promise<Row> {
-  const opts = () => ({
-    url,
-    connections: CONNECTIONS,
-    pipelining: 1,
-    timeout: 10,
-    requests: [s.request(fx)],
-    ...(s.verifyBody ? { verifyBody: s.verifyBody } : {}),
+  // Durable writes against the same server with nothing on disk.
+  const durable = await run(app, createPetScenario, fx);
+  const memKey = newAdminKey();
+  const mem = await startServer({ name: 'petstore server on :memory:', dataDir: ':memory:', adminKey: memKey, pin });
+  const memFx = await createFixture(mem.url, memKey);
+  const inMemory = await run(mem, { ...createPetScenario, name: `${createPetScenario.name} on :memory:` }, memFx);
+  await stopChild(mem);
+  const share = durable.reqPerSec / inMemory.reqPerSec;
+  rows.push({
+    name: 'durable POST /pets, share of the same server on `:memory:`',
+    figure: `${(share * 100).toFixed(0)}% (ratio to bare ${(durable.reqPerSec / bareRps).toFixed(3)})`,
+    target: '>= 50%',
+    pass: share >= 0.5,
+    detail: `durable ${figures(durable)}; :memory: ${figures(inMemory)}`,
+    unexpected: durable.unexpected + inMemory.unexpected,
   });
-  let warmupBad = 0;
-  if (WARMUP > 0) warmupBad = badCount(await autocannon({ ...opts(), duration: WARMUP }));
 
-  // autocannon's own latency histogram keeps whole milliseconds only (sub-ms answers read 0):
-  // record every response time unrounded instead.
-  const times: number[] = [];
-  const cpu0 = server.cpuMs();
-  const own0 = process.cpuUsage();
-  const t0 = performance.now();
-  const run = autocannon({ ...opts(), duration: DURATION });
-  run.on('response', (_client, _status, _bytes, ms) => {
-    times.push(ms);
-  });
-  const r = await run;
-  const wall = performance.now() - t0;
-  const own = process.cpuUsage(own0);
-  const cpu1 = server.cpuMs();
-  const lat = latencyOf(times);
+  for (const h of await measureHostile(app, fx, probeLines)) {
+    console.log(`  hostile ${h.name}: p50 ${ms(h.p50)} ms, p90 ${ms(h.p90)} ms, max ${ms(h.max)} ms, longest stall ${ms(h.maxStallMs)} ms${h.unexpected ? `; ${h.unexpected} unexpected: ${h.firstUnexpected}` : ''}`);
+    rows.push({
+      name: `hostile GraphQL: ${h.name} (${int(h.bytes)} bytes)`,
+      figure: `p90 ${ms(h.p90)} ms`,
+      target: `400 QUERY_TOO_COMPLEX, p90 <= ${MAX_ANSWER_MS} ms`,
+      pass: h.pass,
+      detail: `20 sends: time to answer p50 ${ms(h.p50)} ms, max ${ms(h.max)} ms; longest event-loop stall (10 ms poller in the server) ${ms(h.maxStallMs)} ms${h.unexpected ? `; first unexpected answer: ${h.firstUnexpected}` : ''}`,
+      unexpected: h.unexpected,
+    });
+  }
 
-  if (server.exited()) throw new Error(`${server.name} exited during "${s.name}"\n${server.stderrTail()}`);
-  return {
-    name: s.name,
-    target: s.target,
-    reqPerSec: r.requests.average,
-    p50: lat.p50,
-    p99: lat.p99,
-    mean: lat.mean,
-    total: r.requests.total,
-    non2xx: r.non2xx,
-    errors: r.errors + r.timeouts + r.mismatches,
-    warmupBad,
-    statusCodes: Object.entries(r.statusCodeStats)
-      .map(([code, { count }]) => `${code}x${count}`)
-      .join(' '),
-    serverCpu: cpu0 !== undefined && cpu1 !== undefined ? ((cpu1 - cpu0) / wall) * 100 : undefined,
-    loadgenCpu: ((own.user + own.system) / 1000 / wall) * 100,
-  };
-}
+  // Multi-process rows (PostgreSQL/Redis, bench/cluster.ts on branch pg) go here: start their
+  // servers pinned like these, measure with `measure`, and push Rows with their own targets.
 
-function latencyOf(times: number[]): { p50: number; p99: number; mean: number } {
-  if (times.length === 0) return { p50: NaN, p99: NaN, mean: NaN };
-  const sorted = Float64Array.from(times).sort();
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
-  return { p50: at(0.5), p99: at(0.99), mean: sorted.reduce((a, b) => a + b, 0) / sorted.length };
-}
-
-function table(rows: Row[], bareRps: number): string {
-  const head = '| scenario | req/s | ratio to bare | p50 ms | p99 ms | mean ms | requests | non-2xx | errors | server CPU | load-gen CPU |';
-  const sep = '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|';
-  const lines = rows.map((r) =>
-    [
-      r.name,
-      Math.round(r.reqPerSec).toLocaleString('en-US'),
-      r.target === 'bare' ? `(${(r.reqPerSec / bareRps).toFixed(2)})` : (r.reqPerSec / bareRps).toFixed(3),
-      r.p50.toFixed(2),
-      r.p99.toFixed(2),
-      r.mean.toFixed(2),
-      r.total.toLocaleString('en-US'),
-      r.non2xx,
-      r.errors + r.warmupBad === 0 ? 0 : `${r.errors} (+${r.warmupBad} in warm-up)`,
-      r.serverCpu === undefined ? '-' : `${Math.round(r.serverCpu)}%`,
-      `${Math.round(r.loadgenCpu)}%`,
-    ].join(' | '),
-  );
-  return [head, sep, ...lines.map((l) => `| ${l} |`)].join('\n');
+  await Promise.all([stopChild(bare), stopChild(app)]);
+  return rows;
 }
 
 async function main(): Promise<number> {
   const started = new Date();
-  const m = machine();
-  const require = createRequire(import.meta.url);
-  const autocannonVersion = (require('autocannon/package.json') as { version: string }).version;
-  const load = `${CONNECTIONS} connections, pipelining 1, ${WARMUP} s warm-up + ${DURATION} s measured per scenario`;
-  console.log(`petstore bench: ${started.toISOString()}, node ${process.version}, autocannon ${autocannonVersion}`);
-  console.log(`machine: nproc ${m.nproc}, ${m.cpus} x ${m.cpuModel}, ${m.memGiB} GiB, ${m.kernel}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  console.log(`load: ${load}`);
+  const command = `npm run bench${SCALE ? ` -- --scale ${SCALE}` : ''}`;
+  const where = machine(); // before pinning, which narrows what this process sees
+  const pin = pinning();
+  const pinned = pin.ok && pinSelf(LOADGEN_CPU);
+  const placement = pinned ? 'servers pinned to core 0, this process (autocannon) to core 1 (taskset)' : `not pinned (${pin.ok ? 'taskset -p refused' : pin.why})`;
+  console.log(`petstore bench: ${command}, ${started.toISOString()}, node ${process.version}`);
+  console.log(`machine: ${where}; load average ${loadAverage()}; ${placement}`);
 
-  const dataDir = mkdtempSync(join(os.tmpdir(), 'petstore-bench-'));
-  tempDir = dataDir;
-  const adminKey = `bench-admin-${randomBytes(16).toString('hex')}`;
-  try {
-    const [bare, app] = await Promise.all([
-      startChild({ name: 'bare server', args: ['--import', 'tsx', join(BENCH_DIR, 'bare-server.ts')], cwd: ROOT, env: { ...process.env, PORT: '0' } }),
-      startChild({
-        name: 'petstore server',
-        args: ['--import', 'tsx', 'src/main.ts'],
-        cwd: ROOT,
-        env: {
-          ...process.env,
-          PORT: '0',
-          HOST: '127.0.0.1',
-          PETSTORE_DATA_DIR: dataDir,
-          PETSTORE_ADMIN_KEY: adminKey,
-          PETSTORE_SEED: 'false',
-          PETSTORE_LOG_LEVEL: 'warn',
-        },
-      }),
-    ]);
-    const dataFs = filesystemOf(dataDir);
-    console.log(`bare server ${bare.url} (pid ${bare.pid}); petstore server ${app.url} (pid ${app.pid}), data in ${dataDir}: ${dataFs}`);
-
-    const t0 = performance.now();
-    const fx = await createFixture(app.url, adminKey);
-    console.log(
-      `set-up in ${Math.round(performance.now() - t0)} ms: enterprise staff key (perMinute ${KEY_LIMITS.perMinute}, perDay ${KEY_LIMITS.perDay}), ` +
-        `${fx.categoryIds.length} categories, ${fx.petIds.length} pets, stock ${STOCK} on ${fx.stockedPetIds.length}`,
-    );
-    for (const s of appScenarios) await s.preflight?.(app.url, fx);
-    console.log('preflight: every scenario answers as expected');
-
-    const plan: Scenario[] = [bareScenario, ...appScenarios, { ...bareScenario, name: `${bareScenario.name}, again` }];
-    const rows: Row[] = [];
-    for (const s of plan) {
-      const server = s.target === 'bare' ? bare : app;
-      const row = await measure(s, server.url, fx, server);
-      rows.push(row);
-      console.log(
-        `  ${row.name}: ${Math.round(row.reqPerSec)} req/s, p50 ${row.p50.toFixed(2)} ms, p99 ${row.p99.toFixed(2)} ms, non-2xx ${row.non2xx}, errors ${row.errors}` +
-          (row.warmupBad ? ` (+${row.warmupBad} bad in warm-up)` : '') +
-          ` [${row.statusCodes}]`,
-      );
-    }
-
-    const bares = rows.filter((r) => r.target === 'bare');
-    const bareRps = bares.reduce((a, r) => a + r.reqPerSec, 0) / bares.length;
-    const failed = rows.filter((r) => r.non2xx + r.errors + r.warmupBad > 0);
-    const out = table(rows, bareRps);
-    console.log(`\n${out}\n`);
-    console.log(`ratio = req/s / mean of the two bare runs (${Math.round(bareRps)} req/s)`);
-
-    if (WRITE) {
-      if (!existsSync(RESULTS)) writeFileSync(RESULTS, '# Benchmark results\n\nProduced by `npm run bench` (bench/run.ts).\n\n## Runs\n');
-      appendFileSync(
-        RESULTS,
-        [
-          '',
-          `### Run of ${started.toISOString()}`,
-          '',
-          '- command: `npm run bench`',
-          `- date: ${started.toISOString()}`,
-          `- node: ${process.version}; autocannon ${autocannonVersion}`,
-          `- machine: nproc ${m.nproc}; ${m.cpus} x ${m.cpuModel} (/proc/cpuinfo); ${m.memGiB} GiB; ${m.kernel}`,
-          `- load: ${load}; autocannon runs in the bench process on the same cores as the server`,
-          `- data: ${PET_COUNT} pets in 4 categories, stock ${STOCK} on ${STOCKED_PETS} of them; one enterprise staff key; data directory on ${dataFs}`,
-          `- ratio: req/s divided by the mean of the two bare node:http runs (${Math.round(bareRps).toLocaleString('en-US')} req/s)`,
-          failed.length ? `- **FAILED**: non-2xx or bad bodies in: ${failed.map((r) => r.name).join(', ')}` : '- every response 2xx with the expected body',
-          '',
-          out,
-          '',
-        ].join('\n'),
-      );
-      console.log(`appended to ${RESULTS}`);
-    }
-    if (failed.length) {
-      console.error(`FAILED: non-2xx or bad bodies in: ${failed.map((r) => `${r.name} [${r.statusCodes}]`).join(', ')}`);
-      return 1;
-    }
-    return 0;
-  } finally {
-    await stopAll();
-    removeTempDir();
+  const rows: Row[] = [];
+  const method = [`processes: ${placement}`, `load: autocannon, ${LOAD.connections} connections, ${LOAD.warmupS} s warm-up + ${LOAD.durationS} s measured per row`];
+  const notes: string[] = [];
+  if (SCALE) {
+    rows.push(...(await scaleRows({ pets: SCALE, pin: pinned, load: LOAD, notes })));
+  } else {
+    rows.push(await emptyStoreRow(pinned));
+    rows.push(...(await throughputRows(pinned)));
+    notes.push(`ratio = req/s over the mean of the two bare runs; CPU µs per request = the server process's user+system time (/proc) over the measured run / its requests; fixture ${PET_COUNT} pets`);
   }
+
+  const out = table(rows);
+  console.log(`\n${out}\n`);
+  const unexpected = rows.reduce((n, r) => n + r.unexpected, 0);
+  const failed = rows.filter((r) => !r.pass);
+  console.log(failed.length ? `FAIL: ${failed.length} of ${rows.length} rows missed their target: ${failed.map((r) => r.name).join('; ')}` : `PASS: all ${rows.length} rows`);
+  if (unexpected) console.error(`${unexpected} unexpected responses`);
+  if (WRITE) {
+    appendResults(RESULTS, { command, started, machine: where, method, rows, notes });
+    console.log(`appended to ${RESULTS}`);
+  }
+  return unexpected ? 1 : failed.length ? 3 : 0;
 }
 
-let tempDir: string | undefined;
-function removeTempDir(): void {
-  if (tempDir) rmSync(tempDir, { recursive: true, force: true });
-  tempDir = undefined;
+async function cleanUp(): Promise<void> {
+  await stopAll(2_000);
+  removeTempDirs();
 }
 
 process.on('exit', killAllNow);
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   process.on(sig, () => {
     console.error(`bench: ${sig}, stopping the servers`);
-    void stopAll(2_000).finally(() => {
-      removeTempDir();
-      process.exit(130);
-    });
+    void cleanUp().finally(() => process.exit(130));
   });
 }
 const watchdog = setTimeout(() => {
   console.error(`bench: still running after ${WATCHDOG_MS / 1000} s, giving up`);
-  void stopAll(2_000).finally(() => {
-    removeTempDir();
-    process.exit(1);
-  });
+  void cleanUp().finally(() => process.exit(1));
 }, WATCHDOG_MS);
 
 main()
-  .then((code) => {
+  .then(async (code) => {
     clearTimeout(watchdog);
+    await cleanUp();
     process.exitCode = code;
   })
   .catch(async (err: unknown) => {
     clearTimeout(watchdog);
     console.error(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    await stopAll(2_000);
+    await cleanUp();
     process.exitCode = 1;
   });

@@ -7,8 +7,9 @@
 import { ServiceUnavailableError } from '../service/errors.js';
 import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../service/records.js';
 import { emptyCounters, raiseCounters, type ChangeSet, type StoreData } from './change-set.js';
+import { NameIndex } from './name-index.js';
 import { PendingLayer } from './pending.js';
-import { queryOrders, queryPets, take } from './queries.js';
+import { countByName, queryOrders, queryPets, take } from './queries.js';
 import type { CounterName, OrderQuery, PageQuery, PetQuery, Store, StoreTx } from './store.js';
 import { Table } from './table.js';
 import { TransactionView } from './transaction-view.js';
@@ -42,10 +43,15 @@ function outcome<R>(o: Outcome<R>): R {
 }
 
 export class MemoryStore implements Store {
-  readonly pets = new Table<PetRecord>({
-    status: (p) => p.status,
-    categoryId: (p) => p.categoryId,
-  });
+  /** Substrings of pet names: kept by the pets table itself, so it holds durable state only. */
+  readonly petNames = new NameIndex<PetRecord>();
+  readonly pets = new Table<PetRecord>(
+    {
+      status: (p) => p.status,
+      categoryId: (p) => p.categoryId,
+    },
+    [this.petNames],
+  );
   readonly categories = new Table<Category>({ name: (c) => c.name.toLowerCase() });
   readonly orders = new Table<OrderRecord>({
     petId: (o) => o.petId,
@@ -81,7 +87,9 @@ export class MemoryStore implements Store {
   }
 
   load(data: StoreData): void {
+    this.petNames.suspend();
     for (const p of data.pets) this.pets.set(p);
+    this.petNames.rebuild(() => this.pets.values(), this.pets.size);
     for (const c of data.categories) this.categories.set(c);
     for (const o of data.orders) this.orders.set(o);
     for (const k of data.keys) this.keys.set(k);
@@ -146,15 +154,26 @@ export class MemoryStore implements Store {
     return ids.map((id) => this.pets.get(id));
   }
   async listPets(q: PetQuery) {
-    return queryPets(this.pets, q, q.after, q.limit);
+    return queryPets(this.pets, this.petNames, q, q.after, q.limit);
   }
+  /**
+   * Read off the indexes for one filter (a name of 1-3 characters included); a combination is
+   * counted by walking its most selective index, so it costs the size of that one.
+   */
   async countPets(q: Omit<PetQuery, 'after' | 'limit'>) {
-    if (!q.ids && !q.nameContains && !(q.statuses && q.categoryId !== undefined)) {
-      if (q.statuses) return this.pets.countIn('status', [...q.statuses]);
-      if (q.categoryId !== undefined) return this.pets.countIn('categoryId', [q.categoryId]);
-      return this.pets.size;
+    if (!q.ids && !(q.statuses && q.categoryId !== undefined)) {
+      if (q.nameContains) {
+        if (!q.statuses && q.categoryId === undefined) {
+          const n = countByName(this.petNames, q.nameContains);
+          if (n !== undefined) return n;
+        }
+      } else {
+        if (q.statuses) return this.pets.countIn('status', [...q.statuses]);
+        if (q.categoryId !== undefined) return this.pets.countIn('categoryId', [q.categoryId]);
+        return this.pets.size;
+      }
     }
-    return queryPets(this.pets, q, 0, Infinity).length;
+    return queryPets(this.pets, this.petNames, q, 0, Infinity).length;
   }
 
   async getCategory(id: number) {

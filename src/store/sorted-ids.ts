@@ -28,14 +28,13 @@ export class SortedIds {
     return this.ids[this.lowerBound(id)] === id;
   }
 
-  /** Ids strictly greater than `after`, ascending. */
-  *after(after: number): IterableIterator<number> {
-    const ids = this.ids;
-    for (let i = this.lowerBound(after + 1); i < ids.length; i++) yield ids[i]!;
+  at(i: number): number {
+    return this.ids[i]!;
   }
 
-  private lowerBound(id: number): number {
-    let lo = 0;
+  /** The first position at or after `from` whose id is >= `id` (`size` when there is none). */
+  seek(id: number, from: number): number {
+    let lo = from;
     let hi = this.ids.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
@@ -43,6 +42,16 @@ export class SortedIds {
       else hi = mid;
     }
     return lo;
+  }
+
+  /** Ids strictly greater than `after`, ascending. */
+  *after(after: number): IterableIterator<number> {
+    const ids = this.ids;
+    for (let i = this.lowerBound(after + 1); i < ids.length; i++) yield ids[i]!;
+  }
+
+  private lowerBound(id: number): number {
+    return this.seek(id, 0);
   }
 }
 

@@ -10,12 +10,26 @@ import { SortedIds, mergeAscending } from './sorted-ids.js';
 export type IndexKey = string | number | boolean;
 export type IndexDefs<V> = Record<string, (v: V) => IndexKey | undefined>;
 
+/**
+ * An index kept beside the table's own (the pets' name index): told of every record that enters
+ * or leaves the table, in the same synchronous step, so it holds exactly what the table holds.
+ */
+export interface DerivedIndex<V> {
+  /** `old` left the table, `next` entered it (either may be missing; both have the same id). */
+  update(old: V | undefined, next: V | undefined): void;
+}
+
 export class Table<V extends { id: number }> {
   private readonly rows = new Map<number, V>();
   private readonly all = new SortedIds();
   private readonly indexes = new Map<string, Map<IndexKey, SortedIds>>();
+  private readonly defList: [string, (v: V) => IndexKey | undefined][];
 
-  constructor(readonly defs: IndexDefs<V>) {
+  constructor(
+    readonly defs: IndexDefs<V>,
+    private readonly derived: readonly DerivedIndex<V>[] = [],
+  ) {
+    this.defList = Object.entries(defs);
     for (const name of Object.keys(defs)) this.indexes.set(name, new Map());
   }
 
@@ -32,7 +46,7 @@ export class Table<V extends { id: number }> {
     if (old) this.unindex(old);
     this.rows.set(v.id, v);
     this.all.add(v.id);
-    for (const [name, keyOf] of Object.entries(this.defs)) {
+    for (const [name, keyOf] of this.defList) {
       const key = keyOf(v);
       if (key === undefined) continue;
       const idx = this.indexes.get(name)!;
@@ -40,6 +54,7 @@ export class Table<V extends { id: number }> {
       if (!ids) idx.set(key, (ids = new SortedIds()));
       ids.add(v.id);
     }
+    for (const d of this.derived) d.update(old, v);
   }
 
   delete(id: number): void {
@@ -48,6 +63,7 @@ export class Table<V extends { id: number }> {
     this.unindex(old);
     this.rows.delete(id);
     this.all.delete(id);
+    for (const d of this.derived) d.update(old, undefined);
   }
 
   values(): IterableIterator<V> {
@@ -61,6 +77,12 @@ export class Table<V extends { id: number }> {
     const sets = keys.map((k) => idx.get(k)).filter((s): s is SortedIds => s !== undefined);
     if (sets.length === 1) return sets[0]!.after(after);
     return mergeAscending(sets.map((s) => s.after(after)));
+  }
+
+  /** The id sets of an index under `keys` (those that hold any record). */
+  idSets(index: string, keys: IndexKey[]): SortedIds[] {
+    const idx = this.indexOf(index);
+    return keys.map((k) => idx.get(k)).filter((s): s is SortedIds => s !== undefined);
   }
 
   /** How many records an index holds under `keys` (an upper bound used to pick a plan). */
@@ -78,7 +100,7 @@ export class Table<V extends { id: number }> {
   }
 
   private unindex(v: V): void {
-    for (const [name, keyOf] of Object.entries(this.defs)) {
+    for (const [name, keyOf] of this.defList) {
       const key = keyOf(v);
       if (key !== undefined) this.indexes.get(name)!.get(key)?.delete(v.id);
     }
