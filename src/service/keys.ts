@@ -93,10 +93,14 @@ export class KeyService {
       if (hit && hit.until > now) return hit.principal;
       const generation = this.generation;
       const hash = hashSecret(secret);
-      for (const k of this.builtIn) if (sameHash(hash, k.hash)) return k.principal;
-      const rec = await this.store.getKeyByHash(hash);
-      if (rec && sameHash(hash, rec.hash)) {
-        const principal: Principal = { keyId: rec.id, role: rec.role, plan: rec.plan, perMinute: rec.perMinute, perDay: rec.perDay };
+      const builtIn = this.builtIn.find((k) => sameHash(hash, k.hash));
+      const rec = builtIn ? undefined : await this.store.getKeyByHash(hash);
+      const principal: Principal | undefined = builtIn
+        ? builtIn.principal
+        : rec && sameHash(hash, rec.hash)
+          ? { keyId: rec.id, role: rec.role, plan: rec.plan, perMinute: rec.perMinute, perDay: rec.perDay }
+          : undefined;
+      if (principal) {
         if (generation === this.generation) this.remember(secret, principal, now + AUTH_CACHE_MS);
         return principal;
       }
