@@ -139,6 +139,7 @@ export function createPetstoreMocks(options: MockOptions = {}): PetstoreMocks {
       scenario.current = null;
       settled = settled.then(() => {
         store.replace(initial!);
+        services.keys.forgetAuthenticated();
         limiter.clear();
         storage?.clear();
       });

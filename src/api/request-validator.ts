@@ -1,6 +1,6 @@
 /**
- * Compiles, once at start-up, a validator for each operation from its OpenAPI parameters and
- * request body. Path ids that are not decimal integers are 400 BAD_REQUEST; every other
+ * Compiles a validator for each operation from its OpenAPI parameters and request body, once,
+ * when the operation is first called (compiling all of them made up a third of start-up). Path ids that are not decimal integers are 400 BAD_REQUEST; every other
  * failure is 400 VALIDATION_FAILED with `details` (a JSON Pointer into the body, or the
  * parameter's name).
  */
@@ -20,65 +20,83 @@ const DECIMAL = /^-?[0-9]+$/;
 export function compileRequestValidator(ajv: Ajv2020, doc: OpenApiDoc, op: Operation): RequestValidator {
   const params = (op.parameters ?? []).map((p) => deref<Parameter>(doc, p));
   // Only integer path parameters (ids) are parsed; others (a docs asset name) stay in x.params.
-  const pathParams = params.filter((p) => p.in === 'path' && (deref(doc, p.schema) as JsonSchema).type === 'integer');
+  const pathNames = params.filter((p) => p.in === 'path' && (deref(doc, p.schema) as JsonSchema).type === 'integer').map((p) => p.name);
   const queryParams = params.filter((p) => p.in === 'query');
   const headerParams = params.filter((p) => p.in === 'header');
+  // Everything a request needs of a parameter's schema is worked out here, once.
+  const queryCoercers = queryParams.map((p) => ({ name: p.name, coerce: coercerOf(deref(doc, p.schema) as JsonSchema, doc) }));
+  const headerNames = headerParams.map((p) => ({ name: p.name, lower: p.name.toLowerCase() }));
 
   const objectOf = (ps: Parameter[]): JsonSchema => ({
     type: 'object',
     properties: Object.fromEntries(ps.map((p) => [p.name, inDoc(deref(doc, p.schema))])),
     required: ps.filter((p) => p.required).map((p) => p.name),
   });
-  const validateQuery = ajv.compile(objectOf(queryParams));
-  const validateHeaders = ajv.compile(objectOf(headerParams));
   const bodySchema = op.requestBody ? deref<NonNullable<Operation['requestBody']>>(doc, op.requestBody).content?.['application/json']?.schema : undefined;
-  const validateBody = bodySchema ? ajv.compile(inDoc(bodySchema) as JsonSchema) : undefined;
+  let validateQuery: ValidateFunction | undefined;
+  let validateHeaders: ValidateFunction | undefined;
+  let validateBody: ValidateFunction | undefined;
+  let compiled = false;
+  const compile = () => {
+    if (queryParams.length) validateQuery = ajv.compile(objectOf(queryParams));
+    if (headerParams.length) validateHeaders = ajv.compile(objectOf(headerParams));
+    if (bodySchema) validateBody = ajv.compile(inDoc(bodySchema) as JsonSchema);
+    compiled = true;
+  };
 
   return async (x) => {
+    if (!compiled) compile();
     const path: Record<string, number> = {};
-    for (const p of pathParams) {
-      const raw = x.params[p.name] ?? '';
+    for (const name of pathNames) {
+      const raw = x.params[name] ?? '';
       if (!DECIMAL.test(raw)) {
-        throw new BadRequestError(`${p.name} must be a decimal integer.`, [{ path: p.name, message: 'must be a decimal integer' }]);
+        throw new BadRequestError(`${name} must be a decimal integer.`, [{ path: name, message: 'must be a decimal integer' }]);
       }
       // A huge id stays a number that names nothing (404), as the contract asks.
-      path[p.name] = Number(raw);
+      path[name] = Number(raw);
     }
 
     const query: Record<string, unknown> = {};
-    for (const p of queryParams) {
-      const raw = x.query.get(p.name);
-      if (raw === undefined) continue;
-      if (raw.length > 1) throw invalid([{ path: p.name, message: 'must be given once' }]);
-      query[p.name] = coerce(raw[0]!, deref(doc, p.schema) as JsonSchema, doc);
+    if (validateQuery) {
+      const given = x.query;
+      if (given.size) {
+        for (const { name, coerce } of queryCoercers) {
+          const raw = given.get(name);
+          if (raw === undefined) continue;
+          if (raw.length > 1) throw invalid([{ path: name, message: 'must be given once' }]);
+          query[name] = coerce(raw[0]!);
+        }
+      }
+      check(validateQuery, query, 'query');
     }
-    check(validateQuery, query, 'query');
 
-    const headers: Record<string, unknown> = {};
-    for (const p of headerParams) {
-      const name = p.name.toLowerCase();
-      if (x.hasHeader(name)) headers[p.name] = x.header(name);
+    if (validateHeaders) {
+      const headers: Record<string, unknown> = {};
+      for (const { name, lower } of headerNames) {
+        if (x.hasHeader(lower)) headers[name] = x.header(lower);
+      }
+      check(validateHeaders, headers, 'header');
+      Object.assign(query, headers);
     }
-    check(validateHeaders, headers, 'header');
 
     let body: unknown;
     if (validateBody) {
       body = trimStrings(await readJsonBody(x));
       check(validateBody, body, 'body');
     }
-    return { params: path, query: { ...query, ...headers }, body };
+    return { params: path, query, body };
   };
 }
 
-/** Turns a query string into the type its schema wants (comma lists for form/explode=false arrays). */
-function coerce(raw: string, schema: JsonSchema, doc: OpenApiDoc): unknown {
+/** What turns a query string into the type its schema wants (comma lists for form/explode=false arrays). */
+function coercerOf(schema: JsonSchema, doc: OpenApiDoc): (raw: string) => unknown {
   if (schema.type === 'array') {
-    const items = deref(doc, (schema.items ?? {}) as JsonSchema) as JsonSchema;
-    return raw === '' ? [] : raw.split(',').map((s) => coerce(s, items, doc));
+    const item = coercerOf(deref(doc, (schema.items ?? {}) as JsonSchema) as JsonSchema, doc);
+    return (raw) => (raw === '' ? [] : raw.split(',').map(item));
   }
-  if (schema.type === 'integer') return DECIMAL.test(raw) ? Number(raw) : raw;
-  if (schema.type === 'boolean') return raw === 'true' ? true : raw === 'false' ? false : raw;
-  return raw;
+  if (schema.type === 'integer') return (raw) => (DECIMAL.test(raw) ? Number(raw) : raw);
+  if (schema.type === 'boolean') return (raw) => (raw === 'true' ? true : raw === 'false' ? false : raw);
+  return (raw) => raw;
 }
 
 function check(validate: ValidateFunction, value: unknown, where: 'query' | 'header' | 'body'): void {

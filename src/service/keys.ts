@@ -33,6 +33,15 @@ export const PLAN_LIMITS: Record<Exclude<Plan, 'enterprise'>, { perMinute: numbe
 
 export const BOOTSTRAP_LIMITS = { perMinute: 10_000, perDay: 10_000_000 };
 
+/**
+ * How long an authenticated secret is trusted without asking the store again. A key revoked
+ * through this process is refused at once (revoke() forgets every remembered secret); one
+ * revoked by another process sharing the store is refused within this time.
+ */
+export const AUTH_CACHE_MS = 1_000;
+/** Most secrets remembered at once; past it the oldest are forgotten first. */
+export const AUTH_CACHE_ENTRIES = 10_000;
+
 /** The env admin's id: 0 is never assigned to a stored key. */
 export const ENV_ADMIN_ID = 0;
 
@@ -57,6 +66,13 @@ export interface BuiltInKey {
 
 export class KeyService {
   private readonly builtIn: { hash: string; principal: Principal }[];
+  /**
+   * Secrets recently authenticated against the store, so a request does not hash its key and
+   * look it up every time. Only valid keys are remembered; insertion order makes it a FIFO.
+   */
+  private readonly recent = new Map<string, { principal: Principal; until: number }>();
+  /** Bumped whenever remembered secrets are forgotten, so a lookup in flight does not put one back. */
+  private generation = 0;
 
   constructor(
     private readonly store: Store,
@@ -72,11 +88,21 @@ export class KeyService {
   /** The principal a secret stands for; missing, unknown and revoked keys are all 401. */
   async authenticate(secret: string | undefined): Promise<Principal> {
     if (secret) {
+      const now = this.clock.now();
+      const hit = this.recent.get(secret);
+      if (hit && hit.until > now) return hit.principal;
+      const generation = this.generation;
       const hash = hashSecret(secret);
-      for (const k of this.builtIn) if (sameHash(hash, k.hash)) return k.principal;
-      const rec = await this.store.getKeyByHash(hash);
-      if (rec && sameHash(hash, rec.hash)) {
-        return { keyId: rec.id, role: rec.role, plan: rec.plan, perMinute: rec.perMinute, perDay: rec.perDay };
+      const builtIn = this.builtIn.find((k) => sameHash(hash, k.hash));
+      const rec = builtIn ? undefined : await this.store.getKeyByHash(hash);
+      const principal: Principal | undefined = builtIn
+        ? builtIn.principal
+        : rec && sameHash(hash, rec.hash)
+          ? { keyId: rec.id, role: rec.role, plan: rec.plan, perMinute: rec.perMinute, perDay: rec.perDay }
+          : undefined;
+      if (principal) {
+        if (generation === this.generation) this.remember(secret, principal, now + AUTH_CACHE_MS);
+        return principal;
       }
     }
     throw new UnauthenticatedError(secret ? 'The API key is not valid.' : 'An API key is required in the X-API-Key header.');
@@ -99,6 +125,22 @@ export class KeyService {
       await tx.deleteKey(id);
       await tx.deleteBan(id);
     });
+    this.forgetAuthenticated();
+  }
+
+  /**
+   * Forgets every remembered secret, so the next request of each key asks the store again.
+   * Whoever replaces or empties the store under this service (the mocks' reset) calls it.
+   */
+  forgetAuthenticated(): void {
+    this.recent.clear();
+    this.generation++;
+  }
+
+  private remember(secret: string, principal: Principal, until: number): void {
+    this.recent.delete(secret);
+    if (this.recent.size >= AUTH_CACHE_ENTRIES) this.recent.delete(this.recent.keys().next().value!);
+    this.recent.set(secret, { principal, until });
   }
 
   /**

@@ -26,14 +26,14 @@ const DOCS_ASSETS: Record<string, string> = {
   'favicon-32x32.png': 'image/png',
 };
 
-/** Swagger UI's files, read once at start-up. */
+/** Swagger UI's files (about 1.5 MB), read on the first request for one, not at start-up. */
 function loadDocsAssets(): Map<string, { type: string; body: Uint8Array }> {
   const dir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   return new Map(Object.entries(DOCS_ASSETS).map(([name, type]) => [name, { type, body: readFileSync(join(dir, name)) }]));
 }
 
 export function docsHandlers(): Handlers {
-  const assets = loadDocsAssets();
+  let assets: Map<string, { type: string; body: Uint8Array }> | undefined;
   return {
     async getDocs(x) {
       x.status = 200;
@@ -41,6 +41,7 @@ export function docsHandlers(): Handlers {
       x.body = DOCS_HTML;
     },
     async getDocsAsset(x) {
+      assets ??= loadDocsAssets();
       const asset = assets.get(x.params.asset ?? '');
       if (!asset) throw new NotFoundError('No such docs asset.');
       x.status = 200;

@@ -25,12 +25,20 @@ export function createMetrics(): Metrics {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
     registers: [registry],
   });
+  // One label object per series, made once: a request only looks its series up.
+  const requestLabels = new Map<string, { method: string; operation: string; status: string }>();
+  const durationLabels = new Map<string, { operation: string }>();
   return {
     registry,
     observe(method, operationId, status, seconds) {
       const operation = operationId ?? 'unmatched';
-      requests.inc({ method, operation, status: String(status) });
-      duration.observe({ operation }, seconds);
+      const series = `${method} ${operation} ${status}`;
+      let labels = requestLabels.get(series);
+      if (!labels) requestLabels.set(series, (labels = { method, operation, status: String(status) }));
+      requests.inc(labels);
+      let op = durationLabels.get(operation);
+      if (!op) durationLabels.set(operation, (op = { operation }));
+      duration.observe(op, seconds);
     },
     handlers: {
       async metrics(x) {
