@@ -1,0 +1,230 @@
+/**
+ * The store on PostgreSQL (CONTRACT section 13), for several gateway processes over one database.
+ * Reads outside a transaction see committed rows only, so a reader sees a write once it is durable
+ * (committed); a transaction is BEGIN … COMMIT on one pooled connection (see postgres-tx.ts for the
+ * locks), and one that fails is rolled back whole: nothing of it is ever visible, and its ids,
+ * taken from sequences, are skipped, never handed out again. A transaction that lost a race to a
+ * concurrent one (deadlock, serialization failure, a unique index filled meanwhile) runs again
+ * from the start, a few times. A database that is away answers ServiceUnavailableError
+ * (availability.ts); a COMMIT whose connection drops before its answer is also answered so, though
+ * PostgreSQL may have committed it (as with any client of any database).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Pool, PoolClient } from 'pg';
+import type { PetQuery, OrderQuery, PageQuery, Store, StoreTx } from '../store.js';
+import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../../service/records.js';
+import { ServiceUnavailableError } from '../../service/errors.js';
+import { Availability } from './availability.js';
+import { isRetryable, isUnavailable } from './pg-errors.js';
+import { PostgresTx } from './postgres-tx.js';
+import * as row from './rows.js';
+
+/** Runs of a transaction that keeps losing races before its error is answered. */
+const ATTEMPTS = 8;
+/** How long an idempotency claim outlives a process that died holding it (beyond the request timeout). */
+const CLAIM_TTL_SECONDS = 60;
+/** A repeat waiting on another process's claim looks again this often (ms), and gives up after CLAIM_WAIT_MS. */
+const CLAIM_POLL_MS = 25;
+const CLAIM_WAIT_MS = 65_000;
+
+type Filter = { where: string; params: unknown[] };
+
+/** `LIKE` with the pattern's own `%`, `_` and `\` taken literally. */
+export function containsPattern(s: string): string {
+  return `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+function petFilter(q: Omit<PetQuery, 'after' | 'limit'>, after = 0): Filter {
+  const params: unknown[] = [after];
+  const cond = ['id > $1'];
+  if (q.statuses) cond.push(`status = ANY($${params.push([...q.statuses])})`);
+  if (q.categoryId !== undefined) cond.push(`category_id = $${params.push(q.categoryId)}`);
+  if (q.ids) cond.push(`id = ANY($${params.push([...q.ids])}::bigint[])`);
+  if (q.nameContains !== undefined && q.nameContains !== '') cond.push(`name_lower LIKE $${params.push(containsPattern(q.nameContains))} ESCAPE '\\'`);
+  return { where: cond.join(' AND '), params };
+}
+
+function orderFilter(q: Omit<OrderQuery, 'after' | 'limit'>, after = 0): Filter {
+  const params: unknown[] = [after];
+  const cond = ['id > $1'];
+  if (q.petId !== undefined) cond.push(`pet_id = $${params.push(q.petId)}`);
+  if (q.complete !== undefined) cond.push(`complete = $${params.push(q.complete)}`);
+  if (q.ownerKeyId !== undefined) cond.push(`owner_key_id = $${params.push(q.ownerKeyId)}`);
+  return { where: cond.join(' AND '), params };
+}
+
+/** Postgres Store's view of one id list: the rows in the order asked for. */
+function inOrder<T extends { id: number }>(ids: readonly number[], found: T[]): (T | undefined)[] {
+  const byId = new Map(found.map((r) => [r.id, r]));
+  return ids.map((id) => byId.get(id));
+}
+
+export class PostgresStore implements Store {
+  constructor(
+    readonly pool: Pool,
+    readonly availability: Availability,
+  ) {}
+
+  private async rows(sql: string, params: unknown[] = []): Promise<Record<string, any>[]> {
+    this.availability.check();
+    try {
+      return (await this.pool.query(sql, params)).rows;
+    } catch (err) {
+      throw this.availability.translate(err);
+    }
+  }
+
+  private async count(sql: string, params: unknown[]): Promise<number> {
+    const [r] = await this.rows(sql, params);
+    return Number(r!.n);
+  }
+
+  async getPet(id: number): Promise<PetRecord | undefined> {
+    return row.first(await this.rows(`SELECT ${row.PET_COLUMNS} FROM pets WHERE id = $1`, [id]), row.pet);
+  }
+  async getPets(ids: readonly number[]): Promise<(PetRecord | undefined)[]> {
+    if (!ids.length) return [];
+    return inOrder(ids, (await this.rows(`SELECT ${row.PET_COLUMNS} FROM pets WHERE id = ANY($1::bigint[])`, [[...ids]])).map(row.pet));
+  }
+  async listPets(q: PetQuery): Promise<PetRecord[]> {
+    const f = petFilter(q, q.after);
+    return (await this.rows(`SELECT ${row.PET_COLUMNS} FROM pets WHERE ${f.where} ORDER BY id LIMIT $${f.params.push(q.limit)}`, f.params)).map(row.pet);
+  }
+  countPets(q: Omit<PetQuery, 'after' | 'limit'>): Promise<number> {
+    const f = petFilter(q);
+    return this.count(`SELECT count(*) AS n FROM pets WHERE ${f.where}`, f.params);
+  }
+
+  async getCategory(id: number): Promise<Category | undefined> {
+    return row.first(await this.rows(`SELECT ${row.CATEGORY_COLUMNS} FROM categories WHERE id = $1`, [id]), row.category);
+  }
+  async getCategories(ids: readonly number[]): Promise<(Category | undefined)[]> {
+    if (!ids.length) return [];
+    return inOrder(ids, (await this.rows(`SELECT ${row.CATEGORY_COLUMNS} FROM categories WHERE id = ANY($1::bigint[])`, [[...ids]])).map(row.category));
+  }
+  async listCategories(q: PageQuery): Promise<Category[]> {
+    return (await this.rows(`SELECT ${row.CATEGORY_COLUMNS} FROM categories WHERE id > $1 ORDER BY id LIMIT $2`, [q.after, q.limit])).map(row.category);
+  }
+  countCategories(): Promise<number> {
+    return this.count('SELECT count(*) AS n FROM categories', []);
+  }
+
+  async getOrder(id: number): Promise<OrderRecord | undefined> {
+    return row.first(await this.rows(`SELECT ${row.ORDER_COLUMNS} FROM orders WHERE id = $1`, [id]), row.order);
+  }
+  async listOrders(q: OrderQuery): Promise<OrderRecord[]> {
+    const f = orderFilter(q, q.after);
+    return (await this.rows(`SELECT ${row.ORDER_COLUMNS} FROM orders WHERE ${f.where} ORDER BY id LIMIT $${f.params.push(q.limit)}`, f.params)).map(row.order);
+  }
+  countOrders(q: Omit<OrderQuery, 'after' | 'limit'>): Promise<number> {
+    const f = orderFilter(q);
+    return this.count(`SELECT count(*) AS n FROM orders WHERE ${f.where}`, f.params);
+  }
+
+  async getKey(id: number): Promise<KeyRecord | undefined> {
+    return row.first(await this.rows(`SELECT ${row.KEY_COLUMNS} FROM api_keys WHERE id = $1`, [id]), row.key);
+  }
+  async getKeyByHash(hash: string): Promise<KeyRecord | undefined> {
+    return row.first(await this.rows(`SELECT ${row.KEY_COLUMNS} FROM api_keys WHERE hash = $1`, [hash]), row.key);
+  }
+  async listKeys(q: PageQuery): Promise<KeyRecord[]> {
+    return (await this.rows(`SELECT ${row.KEY_COLUMNS} FROM api_keys WHERE id > $1 ORDER BY id LIMIT $2`, [q.after, q.limit])).map(row.key);
+  }
+  countKeys(): Promise<number> {
+    return this.count('SELECT count(*) AS n FROM api_keys', []);
+  }
+
+  async getIdempotency(scope: string): Promise<IdempotencyRecord | undefined> {
+    return row.first(await this.rows(`SELECT ${row.IDEMPOTENCY_COLUMNS} FROM idempotency WHERE scope = $1`, [scope]), row.idempotency);
+  }
+  async expiredIdempotency(cutoff: number): Promise<string[]> {
+    return (await this.rows('SELECT scope FROM idempotency WHERE created_at < $1', [cutoff])).map((r) => r.scope as string);
+  }
+  async getBan(keyId: number): Promise<BanRecord | undefined> {
+    return row.first(await this.rows(`SELECT ${row.BAN_COLUMNS} FROM bans WHERE key_id = $1`, [keyId]), row.ban);
+  }
+
+  /** A sequence that was ever advanced has handed out an id, even to a transaction rolled back since. */
+  async hasEverHeldData(): Promise<boolean> {
+    const [r] = await this.rows(
+      'SELECT (SELECT is_called FROM pets_id_seq) OR (SELECT is_called FROM categories_id_seq) OR (SELECT is_called FROM orders_id_seq) AS held',
+    );
+    return r!.held === true;
+  }
+
+  async transaction<R>(fn: (tx: StoreTx) => Promise<R>): Promise<R> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.once(fn);
+      } catch (err) {
+        if (attempt < ATTEMPTS && isRetryable(err)) {
+          await sleep(Math.random() * 5 * attempt);
+          continue;
+        }
+        throw this.availability.translate(err);
+      }
+    }
+  }
+
+  private async once<R>(fn: (tx: StoreTx) => Promise<R>): Promise<R> {
+    const client = await this.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await fn(new PostgresTx(client));
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      if (isUnavailable(err)) broken = err as Error;
+      else await client.query('ROLLBACK').catch((e: Error) => (broken = e));
+      throw err;
+    } finally {
+      // A connection that failed is closed, not handed to the next transaction.
+      client.release(broken);
+    }
+  }
+
+  private async connect(): Promise<PoolClient> {
+    this.availability.check();
+    try {
+      return await this.pool.connect();
+    } catch (err) {
+      throw this.availability.translate(err);
+    }
+  }
+
+  /**
+   * Claims an idempotency scope for this request, across every process: the first to insert the
+   * claim runs the request; a repeat, wherever it arrives, waits until the claim is released (the
+   * outcome is then on record) or lapses (its process died). The claim's expiry is the database's
+   * clock, the same for every process.
+   */
+  async claimIdempotency(scope: string): Promise<() => Promise<void>> {
+    const token = randomUUID();
+    const deadline = Date.now() + CLAIM_WAIT_MS;
+    for (;;) {
+      const claimed = await this.rows(
+        `INSERT INTO idempotency_claims (scope, token, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))
+         ON CONFLICT (scope) DO UPDATE SET token = excluded.token, expires_at = excluded.expires_at
+           WHERE idempotency_claims.expires_at < now()
+         RETURNING token`,
+        [scope, token, CLAIM_TTL_SECONDS],
+      );
+      if (claimed.length) break;
+      if (Date.now() > deadline) throw new ServiceUnavailableError('A request with this Idempotency-Key is still under way.');
+      await sleep(CLAIM_POLL_MS);
+    }
+    return async () => {
+      await this.rows('DELETE FROM idempotency_claims WHERE scope = $1 AND token = $2', [scope, token]);
+    };
+  }
+
+  async close(): Promise<void> {
+    this.availability.close();
+    await this.pool.end();
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

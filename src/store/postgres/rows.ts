@@ -1,0 +1,56 @@
+/**
+ * Rows to records and back. Column lists live here once, so every query selects the same shape.
+ * bigint columns arrive as strings from node-postgres; ids stay below 2^53, so Number is exact.
+ */
+import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord, PetStatus, Plan, Role } from '../../service/records.js';
+
+export const PET_COLUMNS = 'id, name, category_id, status, stock';
+export const CATEGORY_COLUMNS = 'id, name, description';
+export const ORDER_COLUMNS = 'id, pet_id, quantity, ship_date, complete, owner_key_id';
+export const KEY_COLUMNS = 'id, name, role, plan, per_minute, per_day, created_at, hash';
+export const BAN_COLUMNS = 'key_id, until, history';
+export const IDEMPOTENCY_COLUMNS = 'scope, fingerprint, outcome, created_at';
+
+type Row = Record<string, any>;
+
+export function pet(r: Row): PetRecord {
+  return { id: Number(r.id), name: r.name, categoryId: Number(r.category_id), status: r.status as PetStatus, stock: r.stock };
+}
+
+export function category(r: Row): Category {
+  const c: Category = { id: Number(r.id), name: r.name };
+  if (r.description !== null) c.description = r.description;
+  return c;
+}
+
+export function order(r: Row): OrderRecord {
+  const o: OrderRecord = { id: Number(r.id), petId: Number(r.pet_id), quantity: r.quantity, complete: r.complete, ownerKeyId: Number(r.owner_key_id) };
+  if (r.ship_date !== null) o.shipDate = r.ship_date;
+  return o;
+}
+
+export function key(r: Row): KeyRecord {
+  return {
+    id: Number(r.id),
+    name: r.name,
+    role: r.role as Role,
+    plan: r.plan as Plan,
+    perMinute: r.per_minute,
+    perDay: r.per_day,
+    createdAt: r.created_at,
+    hash: r.hash,
+  };
+}
+
+export function ban(r: Row): BanRecord {
+  return { keyId: Number(r.key_id), until: Number(r.until), history: (r.history as string[]).map(Number) };
+}
+
+export function idempotency(r: Row): IdempotencyRecord {
+  return { scope: r.scope, fingerprint: r.fingerprint, outcome: JSON.parse(r.outcome), createdAt: Number(r.created_at) };
+}
+
+/** The first row through `map`, or undefined. */
+export function first<T>(rows: Row[], map: (r: Row) => T): T | undefined {
+  return rows.length ? map(rows[0]!) : undefined;
+}
