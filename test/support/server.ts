@@ -1,6 +1,6 @@
 /**
- * Starts the real Koa app on an ephemeral port on 127.0.0.1, over a fresh in-memory store,
- * with a clock the test can move. Each test file gets its own server.
+ * Starts the real Koa app on an ephemeral port on 127.0.0.1, over a fresh in-memory store (or the
+ * store given, e.g. PostgreSQL), with a clock the test can move. Each test file gets its own server.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +10,7 @@ import { createLogger } from '../../src/logger.js';
 import { createServices, type Services } from '../../src/service/services.js';
 import type { Plan, Role } from '../../src/service/records.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
+import type { Store } from '../../src/store/store.js';
 import { RateLimiter } from '../../src/limits/rate-limiter.js';
 import { Api } from './http.js';
 import { ADMIN_SECRET, FakeClock } from './fixtures.js';
@@ -23,6 +24,8 @@ export interface TestServerOptions {
   limiterEntries?: number;
   /** PETSTORE_CORS_ORIGINS. */
   corsOrigins?: string[];
+  /** The store to serve from; a fresh in-memory store by default. */
+  store?: Store;
 }
 
 export interface TestServer {
@@ -31,7 +34,7 @@ export interface TestServer {
   admin: Api;
   /** A client with no key. */
   anon: Api;
-  store: MemoryStore;
+  store: Store;
   services: Services;
   clock: FakeClock;
   server: Server;
@@ -44,7 +47,7 @@ const contract = loadContract();
 
 export async function startServer(opts: TestServerOptions = {}): Promise<TestServer> {
   const clock = opts.clock ?? new FakeClock();
-  const store = new MemoryStore();
+  const store = opts.store ?? new MemoryStore();
   const services = createServices({ store, clock, adminSecret: ADMIN_SECRET, bans: { banSeconds: 900 } });
   const app = await createApp({
     contract,

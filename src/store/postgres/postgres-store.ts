@@ -35,21 +35,21 @@ export function containsPattern(s: string): string {
 }
 
 function petFilter(q: Omit<PetQuery, 'after' | 'limit'>, after = 0): Filter {
-  const params: unknown[] = [after];
+  const params: unknown[] = [row.afterArg(after)];
   const cond = ['id > $1'];
   if (q.statuses) cond.push(`status = ANY($${params.push([...q.statuses])})`);
-  if (q.categoryId !== undefined) cond.push(`category_id = $${params.push(q.categoryId)}`);
-  if (q.ids) cond.push(`id = ANY($${params.push([...q.ids])}::bigint[])`);
+  if (q.categoryId !== undefined) cond.push(`category_id = $${params.push(row.idArg(q.categoryId))}`);
+  if (q.ids) cond.push(`id = ANY($${params.push(q.ids.map(row.idArg))}::bigint[])`);
   if (q.nameContains !== undefined && q.nameContains !== '') cond.push(`name_lower LIKE $${params.push(containsPattern(q.nameContains))} ESCAPE '\\'`);
   return { where: cond.join(' AND '), params };
 }
 
 function orderFilter(q: Omit<OrderQuery, 'after' | 'limit'>, after = 0): Filter {
-  const params: unknown[] = [after];
+  const params: unknown[] = [row.afterArg(after)];
   const cond = ['id > $1'];
-  if (q.petId !== undefined) cond.push(`pet_id = $${params.push(q.petId)}`);
+  if (q.petId !== undefined) cond.push(`pet_id = $${params.push(row.idArg(q.petId))}`);
   if (q.complete !== undefined) cond.push(`complete = $${params.push(q.complete)}`);
-  if (q.ownerKeyId !== undefined) cond.push(`owner_key_id = $${params.push(q.ownerKeyId)}`);
+  if (q.ownerKeyId !== undefined) cond.push(`owner_key_id = $${params.push(row.idArg(q.ownerKeyId))}`);
   return { where: cond.join(' AND '), params };
 }
 
@@ -80,11 +80,11 @@ export class PostgresStore implements Store {
   }
 
   async getPet(id: number): Promise<PetRecord | undefined> {
-    return row.first(await this.rows(`SELECT ${row.PET_COLUMNS} FROM pets WHERE id = $1`, [id]), row.pet);
+    return row.first(await this.rows(`SELECT ${row.PET_COLUMNS} FROM pets WHERE id = $1`, [row.idArg(id)]), row.pet);
   }
   async getPets(ids: readonly number[]): Promise<(PetRecord | undefined)[]> {
     if (!ids.length) return [];
-    return inOrder(ids, (await this.rows(`SELECT ${row.PET_COLUMNS} FROM pets WHERE id = ANY($1::bigint[])`, [[...ids]])).map(row.pet));
+    return inOrder(ids, (await this.rows(`SELECT ${row.PET_COLUMNS} FROM pets WHERE id = ANY($1::bigint[])`, [ids.map(row.idArg)])).map(row.pet));
   }
   async listPets(q: PetQuery): Promise<PetRecord[]> {
     const f = petFilter(q, q.after);
@@ -96,21 +96,21 @@ export class PostgresStore implements Store {
   }
 
   async getCategory(id: number): Promise<Category | undefined> {
-    return row.first(await this.rows(`SELECT ${row.CATEGORY_COLUMNS} FROM categories WHERE id = $1`, [id]), row.category);
+    return row.first(await this.rows(`SELECT ${row.CATEGORY_COLUMNS} FROM categories WHERE id = $1`, [row.idArg(id)]), row.category);
   }
   async getCategories(ids: readonly number[]): Promise<(Category | undefined)[]> {
     if (!ids.length) return [];
-    return inOrder(ids, (await this.rows(`SELECT ${row.CATEGORY_COLUMNS} FROM categories WHERE id = ANY($1::bigint[])`, [[...ids]])).map(row.category));
+    return inOrder(ids, (await this.rows(`SELECT ${row.CATEGORY_COLUMNS} FROM categories WHERE id = ANY($1::bigint[])`, [ids.map(row.idArg)])).map(row.category));
   }
   async listCategories(q: PageQuery): Promise<Category[]> {
-    return (await this.rows(`SELECT ${row.CATEGORY_COLUMNS} FROM categories WHERE id > $1 ORDER BY id LIMIT $2`, [q.after, q.limit])).map(row.category);
+    return (await this.rows(`SELECT ${row.CATEGORY_COLUMNS} FROM categories WHERE id > $1 ORDER BY id LIMIT $2`, [row.afterArg(q.after), q.limit])).map(row.category);
   }
   countCategories(): Promise<number> {
     return this.count('SELECT count(*) AS n FROM categories', []);
   }
 
   async getOrder(id: number): Promise<OrderRecord | undefined> {
-    return row.first(await this.rows(`SELECT ${row.ORDER_COLUMNS} FROM orders WHERE id = $1`, [id]), row.order);
+    return row.first(await this.rows(`SELECT ${row.ORDER_COLUMNS} FROM orders WHERE id = $1`, [row.idArg(id)]), row.order);
   }
   async listOrders(q: OrderQuery): Promise<OrderRecord[]> {
     const f = orderFilter(q, q.after);
@@ -122,13 +122,13 @@ export class PostgresStore implements Store {
   }
 
   async getKey(id: number): Promise<KeyRecord | undefined> {
-    return row.first(await this.rows(`SELECT ${row.KEY_COLUMNS} FROM api_keys WHERE id = $1`, [id]), row.key);
+    return row.first(await this.rows(`SELECT ${row.KEY_COLUMNS} FROM api_keys WHERE id = $1`, [row.idArg(id)]), row.key);
   }
   async getKeyByHash(hash: string): Promise<KeyRecord | undefined> {
     return row.first(await this.rows(`SELECT ${row.KEY_COLUMNS} FROM api_keys WHERE hash = $1`, [hash]), row.key);
   }
   async listKeys(q: PageQuery): Promise<KeyRecord[]> {
-    return (await this.rows(`SELECT ${row.KEY_COLUMNS} FROM api_keys WHERE id > $1 ORDER BY id LIMIT $2`, [q.after, q.limit])).map(row.key);
+    return (await this.rows(`SELECT ${row.KEY_COLUMNS} FROM api_keys WHERE id > $1 ORDER BY id LIMIT $2`, [row.afterArg(q.after), q.limit])).map(row.key);
   }
   countKeys(): Promise<number> {
     return this.count('SELECT count(*) AS n FROM api_keys', []);
@@ -141,7 +141,7 @@ export class PostgresStore implements Store {
     return (await this.rows('SELECT scope FROM idempotency WHERE created_at < $1', [cutoff])).map((r) => r.scope as string);
   }
   async getBan(keyId: number): Promise<BanRecord | undefined> {
-    return row.first(await this.rows(`SELECT ${row.BAN_COLUMNS} FROM bans WHERE key_id = $1`, [keyId]), row.ban);
+    return row.first(await this.rows(`SELECT ${row.BAN_COLUMNS} FROM bans WHERE key_id = $1`, [row.idArg(keyId)]), row.ban);
   }
 
   /** A sequence that was ever advanced has handed out an id, even to a transaction rolled back since. */

@@ -31,7 +31,7 @@ export class PostgresTx implements StoreTx {
   }
 
   async getPet(id: number): Promise<PetRecord | undefined> {
-    return row.first(await this.rows(`SELECT ${row.PET_COLUMNS} FROM pets WHERE id = $1 FOR UPDATE`, [id]), row.pet);
+    return row.first(await this.rows(`SELECT ${row.PET_COLUMNS} FROM pets WHERE id = $1 FOR UPDATE`, [row.idArg(id)]), row.pet);
   }
   putPet(p: PetRecord): Promise<void> {
     return this.run(
@@ -41,17 +41,17 @@ export class PostgresTx implements StoreTx {
     );
   }
   deletePet(id: number): Promise<void> {
-    return this.run('DELETE FROM pets WHERE id = $1', [id]);
+    return this.run('DELETE FROM pets WHERE id = $1', [row.idArg(id)]);
   }
 
   async getCategory(id: number): Promise<Category | undefined> {
-    return row.first(await this.rows(`SELECT ${row.CATEGORY_COLUMNS} FROM categories WHERE id = $1 FOR UPDATE`, [id]), row.category);
+    return row.first(await this.rows(`SELECT ${row.CATEGORY_COLUMNS} FROM categories WHERE id = $1 FOR UPDATE`, [row.idArg(id)]), row.category);
   }
   async findCategoryByName(name: string): Promise<Category | undefined> {
     return row.first(await this.rows(`SELECT ${row.CATEGORY_COLUMNS} FROM categories WHERE name_lower = $1`, [name.toLowerCase()]), row.category);
   }
   async countPetsInCategory(categoryId: number): Promise<number> {
-    const [r] = await this.rows('SELECT count(*)::int AS n FROM pets WHERE category_id = $1', [categoryId]);
+    const [r] = await this.rows('SELECT count(*)::int AS n FROM pets WHERE category_id = $1', [row.idArg(categoryId)]);
     return r!.n;
   }
   putCategory(c: Category): Promise<void> {
@@ -62,14 +62,14 @@ export class PostgresTx implements StoreTx {
     );
   }
   deleteCategory(id: number): Promise<void> {
-    return this.run('DELETE FROM categories WHERE id = $1', [id]);
+    return this.run('DELETE FROM categories WHERE id = $1', [row.idArg(id)]);
   }
 
   async getOrder(id: number): Promise<OrderRecord | undefined> {
-    return row.first(await this.rows(`SELECT ${row.ORDER_COLUMNS} FROM orders WHERE id = $1 FOR UPDATE`, [id]), row.order);
+    return row.first(await this.rows(`SELECT ${row.ORDER_COLUMNS} FROM orders WHERE id = $1 FOR UPDATE`, [row.idArg(id)]), row.order);
   }
   async openOrdersForPet(petId: number): Promise<OrderRecord[]> {
-    return (await this.rows(`SELECT ${row.ORDER_COLUMNS} FROM orders WHERE pet_id = $1 AND NOT complete ORDER BY id`, [petId])).map(row.order);
+    return (await this.rows(`SELECT ${row.ORDER_COLUMNS} FROM orders WHERE pet_id = $1 AND NOT complete ORDER BY id`, [row.idArg(petId)])).map(row.order);
   }
   putOrder(o: OrderRecord): Promise<void> {
     return this.run(
@@ -79,11 +79,11 @@ export class PostgresTx implements StoreTx {
     );
   }
   deleteOrder(id: number): Promise<void> {
-    return this.run('DELETE FROM orders WHERE id = $1', [id]);
+    return this.run('DELETE FROM orders WHERE id = $1', [row.idArg(id)]);
   }
 
   async getKey(id: number): Promise<KeyRecord | undefined> {
-    return row.first(await this.rows(`SELECT ${row.KEY_COLUMNS} FROM api_keys WHERE id = $1 FOR UPDATE`, [id]), row.key);
+    return row.first(await this.rows(`SELECT ${row.KEY_COLUMNS} FROM api_keys WHERE id = $1 FOR UPDATE`, [row.idArg(id)]), row.key);
   }
   putKey(k: KeyRecord): Promise<void> {
     return this.run(
@@ -93,7 +93,7 @@ export class PostgresTx implements StoreTx {
     );
   }
   deleteKey(id: number): Promise<void> {
-    return this.run('DELETE FROM api_keys WHERE id = $1', [id]);
+    return this.run('DELETE FROM api_keys WHERE id = $1', [row.idArg(id)]);
   }
 
   async getIdempotency(scope: string): Promise<IdempotencyRecord | undefined> {
@@ -111,7 +111,7 @@ export class PostgresTx implements StoreTx {
   }
 
   async getBan(keyId: number): Promise<BanRecord | undefined> {
-    return row.first(await this.rows(`SELECT ${row.BAN_COLUMNS} FROM bans WHERE key_id = $1 FOR UPDATE`, [keyId]), row.ban);
+    return row.first(await this.rows(`SELECT ${row.BAN_COLUMNS} FROM bans WHERE key_id = $1 FOR UPDATE`, [row.idArg(keyId)]), row.ban);
   }
   putBan(b: BanRecord): Promise<void> {
     return this.run(
@@ -121,7 +121,7 @@ export class PostgresTx implements StoreTx {
     );
   }
   deleteBan(keyId: number): Promise<void> {
-    return this.run('DELETE FROM bans WHERE key_id = $1', [keyId]);
+    return this.run('DELETE FROM bans WHERE key_id = $1', [row.idArg(keyId)]);
   }
 
   async nextId(counter: CounterName): Promise<number> {

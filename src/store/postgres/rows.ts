@@ -13,6 +13,20 @@ export const IDEMPOTENCY_COLUMNS = 'scope, fingerprint, outcome, created_at';
 
 type Row = Record<string, any>;
 
+/**
+ * An id as a query parameter. The service passes on ids as asked (up to 1e20 and more, to be
+ * answered 404); no record has an id beyond 2^53, so those become -1, which matches nothing,
+ * instead of overflowing bigint.
+ */
+export function idArg(id: number): number {
+  return Number.isSafeInteger(id) ? id : -1;
+}
+
+/** A keyset cursor as a query parameter: ids past 2^53 do not exist, so nothing follows them either. */
+export function afterArg(after: number): number {
+  return Math.min(after, Number.MAX_SAFE_INTEGER);
+}
+
 export function pet(r: Row): PetRecord {
   return { id: Number(r.id), name: r.name, categoryId: Number(r.category_id), status: r.status as PetStatus, stock: r.stock };
 }
