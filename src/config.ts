@@ -24,6 +24,8 @@ export interface Config {
   logLevel: string;
   /** Origins allowed by CORS; `['*']` allows any; empty means no CORS headers. */
   corsOrigins: string[];
+  /** PETSTORE_REDIS_URL: the limiter's state in Redis (section 13); unset: this process's own. */
+  redisUrl: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -84,6 +86,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('PETSTORE_FAILPOINT', `must be a persistence step, optionally with :<n> and :<ERRNO>, got "${failpointRaw}"`);
   }
 
+  const redisUrl = get('PETSTORE_REDIS_URL');
+  // The value may hold a password: the message never repeats it.
+  if (redisUrl !== undefined && !isRedisUrl(redisUrl)) {
+    throw new ConfigError('PETSTORE_REDIS_URL', 'must be a URL like redis://[user:password@]host:port[/db] or rediss://...');
+  }
+
   return {
     port: int('PORT', 3000, 0, 65535),
     host: get('HOST') ?? '127.0.0.1',
@@ -100,7 +108,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: positive('PETSTORE_REQUEST_TIMEOUT_MS', 30_000),
     logLevel,
     corsOrigins,
+    redisUrl,
   };
+}
+
+function isRedisUrl(s: string): boolean {
+  try {
+    const u = new URL(s);
+    return (u.protocol === 'redis:' || u.protocol === 'rediss:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
 }
 
 /** A serialised origin: scheme, host and optional port, nothing else (no path, no trailing slash). */

@@ -18,6 +18,7 @@ import { CorruptFileError } from './store/journal.js';
 import { DirectoryLockedError } from './store/lock.js';
 import { openStore, type OpenedStore } from './store/open-store.js';
 import { RateLimiter } from './limits/rate-limiter.js';
+import { openRedisLimiter } from './limits/redis/fallback-limiter.js';
 import type { Logger } from './logger.js';
 
 async function main(): Promise<void> {
@@ -64,6 +65,9 @@ async function main(): Promise<void> {
   if (secret) process.stdout.write(`admin key: ${secret}\n`);
   if (config.seed && (await seedDemoData(services, store))) logger.info('seeded demo data');
 
+  // With PETSTORE_REDIS_URL every process draws on one budget; an unreachable Redis is not fatal.
+  const limiter = config.redisUrl ? await openRedisLimiter({ url: config.redisUrl, clock, logger }) : new RateLimiter({ clock });
+
   const app = await createApp({
     contract,
     services,
@@ -72,7 +76,7 @@ async function main(): Promise<void> {
     ready: persistent.ready,
     sunset: config.sunset,
     graphqlMaxCost: config.graphqlMaxCost,
-    limiter: new RateLimiter({ clock }),
+    limiter,
     banThresholds: { threshold: config.banThreshold, windowSeconds: config.banWindowSeconds },
     corsOrigins: config.corsOrigins,
   });
@@ -109,6 +113,7 @@ async function main(): Promise<void> {
     // close() stops accepting and waits for requests in flight; idle keep-alive sockets go now.
     server.close(async () => {
       try {
+        if ('close' in limiter) await limiter.close();
         await persistent.close();
         logger.info('stopped');
         process.exit(0);
