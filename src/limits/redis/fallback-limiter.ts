@@ -38,7 +38,9 @@ export class FallbackLimiter implements Limiter {
   private readonly logger: SwitchLogger;
   private readonly where: string;
   private readonly probeMs: number;
-  private onRedis = true;
+  /** Local until start() has seen Redis answer. */
+  private onRedis = false;
+  private started = false;
   private fallbacks = 0;
   private probeTimer: ReturnType<typeof setInterval> | undefined;
   private probing = false;
@@ -60,8 +62,10 @@ export class FallbackLimiter implements Limiter {
    * its local limiter (logged once) and keeps trying: an unreachable Redis is not fatal.
    */
   async start(timeoutMs: number): Promise<void> {
-    if (await this.redis.connected(timeoutMs)) return;
-    this.toLocal(`no answer within ${timeoutMs} ms at start-up`);
+    const ok = await this.redis.connected(timeoutMs);
+    this.started = true;
+    if (ok) this.onRedis = true;
+    else this.fallBack(`no answer within ${timeoutMs} ms at start-up`);
   }
 
   take(subject: string, limits: Limits, refusals?: RefusalPolicy): MaybePromise<Decision> {
@@ -106,6 +110,10 @@ export class FallbackLimiter implements Limiter {
   private toLocal(reason: unknown): void {
     if (!this.onRedis || this.closed) return;
     this.onRedis = false;
+    this.fallBack(reason);
+  }
+
+  private fallBack(reason: unknown): void {
     this.fallbacks++;
     const err = reason instanceof Error ? reason.message : String(reason);
     this.logger.warn({ redis: this.where, err }, 'limiter: Redis unreachable; this process limits on its own until Redis answers again');
@@ -114,7 +122,7 @@ export class FallbackLimiter implements Limiter {
   }
 
   private async probe(): Promise<void> {
-    if (this.onRedis || this.probing || this.closed || this.redis.client.status !== 'ready') return;
+    if (!this.started || this.onRedis || this.probing || this.closed || this.redis.client.status !== 'ready') return;
     this.probing = true;
     try {
       await this.redis.ping();
