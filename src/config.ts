@@ -28,6 +28,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /** PETSTORE_DATABASE_WAIT_SECONDS (tests): how long start-up waits for the database, 30 by default. */
   databaseWaitSeconds: number;
+  /** PETSTORE_REDIS_URL: the limiter's state in Redis (section 13); unset: this process's own. */
+  redisUrl: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -94,6 +96,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('PETSTORE_DATABASE_URL', 'must be a postgres:// or postgresql:// URL');
   }
 
+  const redisUrl = get('PETSTORE_REDIS_URL');
+  // The value may hold a password: the message never repeats it.
+  if (redisUrl !== undefined && !isRedisUrl(redisUrl)) {
+    throw new ConfigError('PETSTORE_REDIS_URL', 'must be a URL like redis://[user:password@]host:port[/db] or rediss://...');
+  }
+
   return {
     port: int('PORT', 3000, 0, 65535),
     host: get('HOST') ?? '127.0.0.1',
@@ -112,6 +120,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins,
     databaseUrl,
     databaseWaitSeconds: positive('PETSTORE_DATABASE_WAIT_SECONDS', 30),
+    redisUrl,
   };
 }
 
@@ -119,6 +128,15 @@ function isPostgresUrl(s: string): boolean {
   try {
     const u = new URL(s);
     return u.protocol === 'postgres:' || u.protocol === 'postgresql:';
+  } catch {
+    return false;
+  }
+}
+
+function isRedisUrl(s: string): boolean {
+  try {
+    const u = new URL(s);
+    return (u.protocol === 'redis:' || u.protocol === 'rediss:') && u.hostname !== '';
   } catch {
     return false;
   }

@@ -19,6 +19,7 @@ import { DirectoryLockedError } from './store/lock.js';
 import { DatabaseStartError } from './store/postgres/open-postgres.js';
 import { openStore, type OpenedStore } from './store/open-store.js';
 import { RateLimiter } from './limits/rate-limiter.js';
+import { openRedisLimiter } from './limits/redis/fallback-limiter.js';
 import type { Logger } from './logger.js';
 
 async function main(): Promise<void> {
@@ -69,6 +70,9 @@ async function main(): Promise<void> {
     if (config.seed && (await seedDemoData(services, store))) logger.info('seeded demo data');
   });
 
+  // With PETSTORE_REDIS_URL every process draws on one budget; an unreachable Redis is not fatal.
+  const limiter = config.redisUrl ? await openRedisLimiter({ url: config.redisUrl, clock, logger }) : new RateLimiter({ clock });
+
   const app = await createApp({
     contract,
     services,
@@ -77,7 +81,7 @@ async function main(): Promise<void> {
     ready: persistent.ready,
     sunset: config.sunset,
     graphqlMaxCost: config.graphqlMaxCost,
-    limiter: new RateLimiter({ clock }),
+    limiter,
     banThresholds: { threshold: config.banThreshold, windowSeconds: config.banWindowSeconds },
     corsOrigins: config.corsOrigins,
   });
@@ -114,6 +118,7 @@ async function main(): Promise<void> {
     // close() stops accepting and waits for requests in flight; idle keep-alive sockets go now.
     server.close(async () => {
       try {
+        if ('close' in limiter) await limiter.close();
         await persistent.close();
         logger.info('stopped');
         process.exit(0);

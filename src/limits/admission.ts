@@ -9,7 +9,7 @@ import type { BanService } from '../service/bans.js';
 import type { Clock } from '../service/clock.js';
 import type { KeyService } from '../service/keys.js';
 import type { Principal } from '../service/records.js';
-import type { Decision, RateLimiter } from './rate-limiter.js';
+import type { Decision, Limiter, RefusalPolicy } from './limiter.js';
 
 export interface BanThresholds {
   /** A key refused more than this many times within the window is banned. */
@@ -28,9 +28,11 @@ export interface Verdict {
 export const ANONYMOUS_PER_MINUTE = 30;
 
 export class Admission {
+  private readonly refusals: RefusalPolicy;
+
   constructor(
     private readonly deps: {
-      limiter: RateLimiter;
+      limiter: Limiter;
       keys: KeyService;
       bans: BanService;
       clock: Clock;
@@ -38,16 +40,18 @@ export class Admission {
     },
   ) {
     deps.bans.onLift = (keyId) => deps.limiter.clearRefusals(subjectOf(keyId));
+    this.refusals = { threshold: deps.thresholds.threshold, windowMs: deps.thresholds.windowSeconds * 1000 };
   }
 
   async admit(secret: string | undefined, address: string): Promise<Verdict> {
-    const { limiter, keys, bans, clock, thresholds } = this.deps;
+    const { limiter, keys, bans, clock } = this.deps;
     let principal: Principal;
     try {
       principal = await keys.authenticate(secret);
     } catch (err) {
       if (!(err instanceof UnauthenticatedError)) throw err;
-      const decision = limiter.take(`addr:${address}`, { perMinute: ANONYMOUS_PER_MINUTE });
+      const d = limiter.take(`addr:${address}`, { perMinute: ANONYMOUS_PER_MINUTE });
+      const decision = d instanceof Promise ? await d : d;
       const refusal = decision.admitted
         ? err
         : new RateLimitedError('Too many requests without a valid API key from this address.', decision.retryAfter!);
@@ -61,19 +65,18 @@ export class Admission {
       const retryAfter = Math.max(1, Math.ceil((bannedUntil - clock.now()) / 1000));
       return {
         principal,
-        decision: limiter.peek(subject, limits),
+        decision: await limiter.peek(subject, limits),
         refusal: new KeyBannedError(`This key is banned for repeated requests over its limit until ${new Date(bannedUntil).toISOString()}.`, retryAfter),
       };
     }
 
-    const decision = limiter.take(subject, limits);
+    // The local limiter answers synchronously: await only a promise (this is every request's path).
+    const d = limiter.take(subject, limits, this.refusals);
+    const decision = d instanceof Promise ? await d : d;
     if (decision.admitted) return { principal, decision };
-    const refusals = limiter.countRefusal(subject, thresholds.windowSeconds * 1000);
-    if (refusals > thresholds.threshold) {
-      // The refusal that crosses the threshold is still RATE_LIMITED; it starts the ban.
-      await bans.ban(principal.keyId);
-      limiter.clearRefusals(subject);
-    }
+    // The refusal that crosses the threshold is still RATE_LIMITED; it starts the ban (and the
+    // limiter has already restarted the count).
+    if (decision.startsBan) await bans.ban(principal.keyId);
     const window = decision.binding.name === 'day' ? 'daily quota' : 'per-minute limit';
     return {
       principal,
