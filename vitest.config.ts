@@ -33,12 +33,12 @@ export default defineConfig({
       { extends: true, test: { name: 'behaviour:server', include: [BEHAVIOUR], provide: { target: 'server' } } },
       { extends: true, test: { name: 'behaviour:mocks', include: [BEHAVIOUR], provide: { target: 'mocks' } } },
       // The same suite against the real server on PostgreSQL (CONTRACT section 13): one PostgreSQL
-      // for the project (test/engines/postgres-setup.ts), a database of its own for each file.
+      // for the project (test/engines/setup.ts), a database of its own for each file.
       {
         extends: true,
-        test: { name: 'behaviour:postgres', include: [BEHAVIOUR], provide: { target: 'postgres' }, globalSetup: ['test/engines/postgres-setup.ts'] },
+        test: { name: 'behaviour:postgres', include: [BEHAVIOUR], provide: { target: 'postgres' }, globalSetup: ['test/engines/setup.ts'] },
       },
-      { extends: true, test: { name: 'postgres', include: [POSTGRES], globalSetup: ['test/engines/postgres-setup.ts'] } },
+      { extends: true, test: { name: 'postgres', include: [POSTGRES], globalSetup: ['test/engines/setup.ts'] } },
       // Each file starts the engines it needs, since some of its tests stop and start them.
       { extends: true, test: { name: 'cluster', include: [CLUSTER], testTimeout: 120_000, hookTimeout: 120_000 } },
       // The example page in Debian's Chromium, on the mocks and on a real server (test/browser).

@@ -1,10 +1,10 @@
 /**
- * A fresh database per test file on the project's PostgreSQL (test/engines/postgres-setup.ts),
+ * A fresh database per test file on the project's PostgreSQL (test/engines/setup.ts),
  * copied from the migrated template, dropped again when the file is done.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { TEMPLATE_DB } from './postgres-setup.js';
+import { TEMPLATE_DB } from './setup.js';
 
 export interface TestDatabase {
   url: string;

@@ -8,10 +8,10 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { accessSync, chownSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { freePort } from './redis.js';
 
 const BIN_DIRS = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin', '/usr/lib/postgresql/14/bin'];
 export const PG_USER = 'postgres';
@@ -44,17 +44,6 @@ function runAs(): { uid?: number; gid?: number } {
   return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 export interface PostgresEngine {
   port: number;
   dir: string;
@@ -71,6 +60,12 @@ export interface PostgresEngine {
   /** What the server wrote to standard error (for failure messages). */
   log(): string;
 }
+
+/** Servers still running when the test process exits (a crashed test) go with it. */
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
 
 export async function startPostgres(): Promise<PostgresEngine> {
   const bin = postgresBinDir();
@@ -114,8 +109,10 @@ export async function startPostgres(): Promise<PostgresEngine> {
       { ...ids, cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '', LANG: 'C.UTF-8' } },
     );
     child = p;
+    live.add(p);
     p.stderr!.setEncoding('utf8').on('data', (s: string) => (log = (log + s).slice(-20_000)));
     const exited = new Promise<void>((resolve) => p.once('exit', () => resolve()));
+    void exited.then(() => live.delete(p));
     const deadline = Date.now() + 30_000;
     for (;;) {
       try {

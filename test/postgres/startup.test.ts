@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { freePort } from '../engines/postgres.js';
+import { freePort } from '../engines/redis.js';
 import { createTestDatabase } from '../engines/databases.js';
 import { ServerProcess, call, exitWithin } from '../support/process.js';
 

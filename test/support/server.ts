@@ -12,6 +12,7 @@ import type { Plan, Role } from '../../src/service/records.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import type { Store } from '../../src/store/store.js';
 import { RateLimiter } from '../../src/limits/rate-limiter.js';
+import type { Limiter } from '../../src/limits/limiter.js';
 import { Api } from './http.js';
 import { ADMIN_SECRET, FakeClock } from './fixtures.js';
 
@@ -26,6 +27,8 @@ export interface TestServerOptions {
   corsOrigins?: string[];
   /** The store to serve from; a fresh in-memory store by default. */
   store?: Store;
+  /** The limiter; this process's own by default. */
+  limiter?: Limiter;
 }
 
 export interface TestServer {
@@ -56,7 +59,7 @@ export async function startServer(opts: TestServerOptions = {}): Promise<TestSer
     logger: createLogger('silent'),
     sunset: opts.sunset ?? new Date('2027-06-30T23:59:59Z'),
     graphqlMaxCost: opts.graphqlMaxCost,
-    limiter: new RateLimiter({ clock, maxEntries: opts.limiterEntries }),
+    limiter: opts.limiter ?? new RateLimiter({ clock, maxEntries: opts.limiterEntries }),
     banThresholds: { threshold: 10, windowSeconds: 60 },
     corsOrigins: opts.corsOrigins,
   });

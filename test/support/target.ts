@@ -70,12 +70,21 @@ async function startServerTarget(opts: TargetOptions): Promise<Target> {
   return { kind: 'server', url: t.url, admin: t.admin, anon: t.anon, clock: t.clock, client: t.client, close: t.close };
 }
 
-/** The real server on the PostgreSQL store, over a fresh database of this file's own. */
+/**
+ * The real server on the PostgreSQL store, over a fresh database of this file's own, and on the
+ * Redis limiter under a key prefix of its own (given time enough per command that a loaded test
+ * machine does not send it to its local fallback).
+ */
 async function startPostgresTarget(opts: TargetOptions): Promise<Target> {
   const { startServer } = await import('./server.js');
   const { openTestPostgresStore } = await import('../engines/postgres-store.js');
+  const { openRedisLimiter } = await import('../../src/limits/redis/fallback-limiter.js');
+  const clock = opts.clock ?? new FakeClock();
   const pg = await openTestPostgresStore(inject('postgresUrl'));
-  const t = await startServer({ ...opts, store: pg.store });
+  const quiet = { info() {}, warn() {} };
+  const limiter = await openRedisLimiter({ url: inject('redisUrl'), clock, logger: quiet, prefix: `${new URL(pg.url).pathname.slice(1)}:`, timeoutMs: 2_000, maxEntries: opts.limiterEntries });
+  if (limiter.status().backend !== 'redis') throw new Error(`the Redis limiter did not reach ${inject('redisUrl')}`);
+  const t = await startServer({ ...opts, clock, store: pg.store, limiter });
   return {
     kind: 'postgres',
     url: t.url,
@@ -85,6 +94,7 @@ async function startPostgresTarget(opts: TargetOptions): Promise<Target> {
     client: t.client,
     async close() {
       await t.close();
+      await limiter.close();
       await pg.close();
     },
   };
