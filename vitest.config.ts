@@ -29,6 +29,16 @@ export default defineConfig({
       // server over HTTP and against the MSW mocks; startTarget reads `target` with inject().
       { extends: true, test: { name: 'behaviour:server', include: [BEHAVIOUR], provide: { target: 'server' } } },
       { extends: true, test: { name: 'behaviour:mocks', include: [BEHAVIOUR], provide: { target: 'mocks' } } },
+      // The limits stories once more with the limiter's state in a real redis-server (CONTRACT section 13).
+      {
+        extends: true,
+        test: {
+          name: 'behaviour:redis',
+          include: ['test/behaviour/limits/**/*.test.ts', 'test/behaviour/graphql/limits.test.ts'],
+          provide: { target: 'server' },
+          globalSetup: ['test/engines/redis-global-setup.ts'],
+        },
+      },
       // The example page in Debian's Chromium, on the mocks and on a real server (test/browser).
       { extends: true, test: { name: 'browser', include: ['test/browser/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 120_000 } },
     ],

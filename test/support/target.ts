@@ -63,7 +63,8 @@ export async function startTarget(opts: TargetOptions = {}): Promise<Target> {
 async function startServerTarget(opts: TargetOptions): Promise<Target> {
   // Loaded here so that the mocks project never loads the server.
   const { startServer } = await import('./server.js');
-  const t = await startServer(opts);
+  // The behaviour:redis project runs the server on a RedisLimiter (test/engines/redis-global-setup.ts).
+  const t = await startServer({ ...opts, redisUrl: inject('redisUrl') });
   return { kind: 'server', url: t.url, admin: t.admin, anon: t.anon, clock: t.clock, client: t.client, close: t.close };
 }
 
