@@ -41,6 +41,16 @@ export default defineConfig({
       { extends: true, test: { name: 'postgres', include: [POSTGRES], globalSetup: ['test/engines/setup.ts'] } },
       // Each file starts the engines it needs, since some of its tests stop and start them.
       { extends: true, test: { name: 'cluster', include: [CLUSTER], testTimeout: 120_000, hookTimeout: 120_000 } },
+      // The limits stories once more with the limiter's state in a real redis-server (CONTRACT section 13).
+      {
+        extends: true,
+        test: {
+          name: 'behaviour:redis',
+          include: ['test/behaviour/limits/**/*.test.ts', 'test/behaviour/graphql/limits.test.ts'],
+          provide: { target: 'server' },
+          globalSetup: ['test/engines/redis-global-setup.ts'],
+        },
+      },
       // The example page in Debian's Chromium, on the mocks and on a real server (test/browser).
       { extends: true, test: { name: 'browser', include: ['test/browser/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 120_000 } },
     ],

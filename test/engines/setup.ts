@@ -16,8 +16,7 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** The project's PostgreSQL: a superuser URL of its `postgres` database. */
     postgresUrl: string;
-    /** The project's Redis. */
-    redisUrl: string;
+    // redisUrl: declared with test/engines/redis-global-setup.ts
   }
 }
 

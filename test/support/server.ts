@@ -12,7 +12,7 @@ import type { Plan, Role } from '../../src/service/records.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import type { Store } from '../../src/store/store.js';
 import { RateLimiter } from '../../src/limits/rate-limiter.js';
-import type { Limiter } from '../../src/limits/limiter.js';
+import { RedisLimiter } from '../../src/limits/redis/redis-limiter.js';
 import { Api } from './http.js';
 import { ADMIN_SECRET, FakeClock } from './fixtures.js';
 
@@ -27,8 +27,8 @@ export interface TestServerOptions {
   corsOrigins?: string[];
   /** The store to serve from; a fresh in-memory store by default. */
   store?: Store;
-  /** The limiter; this process's own by default. */
-  limiter?: Limiter;
+  /** Keep the limiter's state in this Redis (a RedisLimiter on the test's clock, keys of its own). */
+  redisUrl?: string;
 }
 
 export interface TestServer {
@@ -48,8 +48,12 @@ export interface TestServer {
 
 const contract = loadContract();
 
+let servers = 0;
+
 export async function startServer(opts: TestServerOptions = {}): Promise<TestServer> {
   const clock = opts.clock ?? new FakeClock();
+  const redis = opts.redisUrl ? new RedisLimiter({ url: opts.redisUrl, clock, prefix: `test-server:${process.pid}:${++servers}:`, timeoutMs: 2_000 }) : undefined;
+  if (redis && !(await redis.connected(5_000))) throw new Error(`no connection to ${opts.redisUrl} within 5 s`);
   const store = opts.store ?? new MemoryStore();
   const services = createServices({ store, clock, adminSecret: ADMIN_SECRET, bans: { banSeconds: 900 } });
   const app = await createApp({
@@ -59,7 +63,7 @@ export async function startServer(opts: TestServerOptions = {}): Promise<TestSer
     logger: createLogger('silent'),
     sunset: opts.sunset ?? new Date('2027-06-30T23:59:59Z'),
     graphqlMaxCost: opts.graphqlMaxCost,
-    limiter: opts.limiter ?? new RateLimiter({ clock, maxEntries: opts.limiterEntries }),
+    limiter: redis ?? new RateLimiter({ clock, maxEntries: opts.limiterEntries }),
     banThresholds: { threshold: 10, windowSeconds: 60 },
     corsOrigins: opts.corsOrigins,
   });
@@ -83,6 +87,7 @@ export async function startServer(opts: TestServerOptions = {}): Promise<TestSer
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await redis?.close();
     },
   };
 }

@@ -66,25 +66,22 @@ export async function startTarget(opts: TargetOptions = {}): Promise<Target> {
 async function startServerTarget(opts: TargetOptions): Promise<Target> {
   // Loaded here so that the mocks project never loads the server.
   const { startServer } = await import('./server.js');
-  const t = await startServer(opts);
+  // The behaviour:redis project runs the server on a RedisLimiter (test/engines/redis-global-setup.ts).
+  const t = await startServer({ ...opts, redisUrl: inject('redisUrl') });
   return { kind: 'server', url: t.url, admin: t.admin, anon: t.anon, clock: t.clock, client: t.client, close: t.close };
 }
 
 /**
  * The real server on the PostgreSQL store, over a fresh database of this file's own, and on the
- * Redis limiter under a key prefix of its own (given time enough per command that a loaded test
- * machine does not send it to its local fallback).
+ * Redis limiter (keys of its own), both engines the project's (test/engines/setup.ts).
  */
 async function startPostgresTarget(opts: TargetOptions): Promise<Target> {
   const { startServer } = await import('./server.js');
   const { openTestPostgresStore } = await import('../engines/postgres-store.js');
-  const { openRedisLimiter } = await import('../../src/limits/redis/fallback-limiter.js');
-  const clock = opts.clock ?? new FakeClock();
+  const redisUrl = inject('redisUrl');
+  if (!redisUrl) throw new Error('behaviour:postgres needs the Redis of test/engines/setup.ts');
   const pg = await openTestPostgresStore(inject('postgresUrl'));
-  const quiet = { info() {}, warn() {} };
-  const limiter = await openRedisLimiter({ url: inject('redisUrl'), clock, logger: quiet, prefix: `${new URL(pg.url).pathname.slice(1)}:`, timeoutMs: 2_000, maxEntries: opts.limiterEntries });
-  if (limiter.status().backend !== 'redis') throw new Error(`the Redis limiter did not reach ${inject('redisUrl')}`);
-  const t = await startServer({ ...opts, clock, store: pg.store, limiter });
+  const t = await startServer({ ...opts, store: pg.store, redisUrl });
   return {
     kind: 'postgres',
     url: t.url,
@@ -94,7 +91,6 @@ async function startPostgresTarget(opts: TargetOptions): Promise<Target> {
     client: t.client,
     async close() {
       await t.close();
-      await limiter.close();
       await pg.close();
     },
   };

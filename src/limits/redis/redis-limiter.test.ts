@@ -3,6 +3,7 @@
  * same Decisions as the local RateLimiter, and separate connections share one budget.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seeded } from '../../../test/durability/sim-fs.js';
 import { startRedis, type RedisEngine } from '../../../test/engines/redis.js';
 import type { Decision, Limits, RefusalPolicy } from '../limiter.js';
 import { RateLimiter } from '../rate-limiter.js';
@@ -69,18 +70,6 @@ async function both(start: number, steps: Step[]): Promise<{ local: Decision[]; 
 
 const take = (subject: string, limits: Limits, n = 1, bans?: RefusalPolicy): Step[] => Array.from({ length: n }, () => ({ op: 'take', subject, limits, bans }));
 const advance = (ms: number): Step => ({ op: 'advance', ms });
-
-/** A small deterministic PRNG (mulberry32), so a failing sequence can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 describe('RedisLimiter: the same Decisions as the local limiter', () => {
   it('refills the bucket continuously and refuses with the same Retry-After', async () => {
@@ -158,7 +147,7 @@ describe('RedisLimiter: the same Decisions as the local limiter', () => {
   });
 
   it('agrees on 2,000 random steps over several subjects, plans and a midnight', async () => {
-    const random = prng(20_261_123);
+    const random = seeded(20_261_123);
     const plans: Limits[] = [{ perMinute: 3, perDay: 20 }, { perMinute: 7, perDay: 1_000 }, { perMinute: 90, perDay: 100 }, { perMinute: 30 }];
     const subjects = plans.map((_, i) => `s:${i}`);
     const steps: Step[] = [];
