@@ -4,7 +4,7 @@
  * Requests without a valid key draw on a bucket per client address, so keys cannot be
  * guessed at speed. Knows nothing of HTTP: it returns a verdict the adapters render.
  */
-import { DomainError, KeyBannedError, RateLimitedError, UnauthenticatedError } from '../service/errors.js';
+import { DomainError, KeyBannedError, RateLimitedError, ServiceUnavailableError, UnauthenticatedError } from '../service/errors.js';
 import type { BanService } from '../service/bans.js';
 import type { Clock } from '../service/clock.js';
 import type { KeyService } from '../service/keys.js';
@@ -49,7 +49,9 @@ export class Admission {
     try {
       principal = await keys.authenticate(secret);
     } catch (err) {
-      if (!(err instanceof UnauthenticatedError)) throw err;
+      // A key that cannot be checked now (a database away: 503) draws on the address bucket as an
+      // unknown key does, so the answer still carries rate-limit headers and keys cannot be tried at speed.
+      if (!(err instanceof UnauthenticatedError) && !(err instanceof ServiceUnavailableError)) throw err;
       const d = limiter.take(`addr:${address}`, { perMinute: ANONYMOUS_PER_MINUTE });
       const decision = d instanceof Promise ? await d : d;
       const refusal = decision.admitted
@@ -60,7 +62,13 @@ export class Admission {
 
     const subject = subjectOf(principal.keyId);
     const limits = { perMinute: principal.perMinute, perDay: principal.perDay };
-    const bannedUntil = await bans.bannedUntil(principal.keyId);
+    let bannedUntil: number | undefined;
+    try {
+      bannedUntil = await bans.bannedUntil(principal.keyId);
+    } catch (err) {
+      if (!(err instanceof ServiceUnavailableError)) throw err;
+      return { principal, decision: await limiter.peek(subject, limits), refusal: err };
+    }
     if (bannedUntil !== undefined) {
       const retryAfter = Math.max(1, Math.ceil((bannedUntil - clock.now()) / 1000));
       return {

@@ -53,7 +53,7 @@ export interface PostgresEngine {
   sql(text: string, db?: string): Promise<pg.QueryResult>;
   /** Stops the server (fast shutdown: sessions are cut), keeping its data. */
   stop(): Promise<void>;
-  /** Starts it again on the same port and data. */
+  /** Starts it again on the same port and data (nothing when it is running). */
   start(): Promise<void>;
   /** Stops it and removes its directory. */
   destroy(): Promise<void>;
@@ -103,6 +103,7 @@ export async function startPostgres(): Promise<PostgresEngine> {
   };
 
   const start = async () => {
+    if (child && child.exitCode === null && child.signalCode === null) return;
     const p = spawn(
       join(bin, 'postgres'),
       ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-c', 'shared_buffers=32MB', '-c', 'logging_collector=off'],
