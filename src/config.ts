@@ -30,6 +30,8 @@ export interface Config {
   databaseWaitSeconds: number;
   /** PETSTORE_REDIS_URL: the limiter's state in Redis (section 13); unset: this process's own. */
   redisUrl: string | undefined;
+  /** PETSTORE_REDIS_TIMEOUT_MS (tests on a loaded machine): longest wait for one Redis command before the local limiter answers. */
+  redisTimeoutMs: number | undefined;
 }
 
 export class ConfigError extends Error {
@@ -121,6 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     databaseWaitSeconds: positive('PETSTORE_DATABASE_WAIT_SECONDS', 30),
     redisUrl,
+    redisTimeoutMs: get('PETSTORE_REDIS_TIMEOUT_MS') === undefined ? undefined : positive('PETSTORE_REDIS_TIMEOUT_MS', 0),
   };
 }
 

@@ -71,7 +71,7 @@ async function main(): Promise<void> {
   });
 
   // With PETSTORE_REDIS_URL every process draws on one budget; an unreachable Redis is not fatal.
-  const limiter = config.redisUrl ? await openRedisLimiter({ url: config.redisUrl, clock, logger }) : new RateLimiter({ clock });
+  const limiter = config.redisUrl ? await openRedisLimiter({ url: config.redisUrl, clock, logger, timeoutMs: config.redisTimeoutMs }) : new RateLimiter({ clock });
 
   const app = await createApp({
     contract,
