@@ -59,6 +59,27 @@ describe('start-up on PostgreSQL', () => {
     expect(p.stderr).not.toContain(SECRET);
   });
 
+  it('bootstraps one admin key and seeds once when three processes start together on an empty database', async () => {
+    const db = await createTestDatabase(serverUrl, null);
+    try {
+      const ps = [1, 2, 3].map(() => new ServerProcess({ PETSTORE_DATABASE_URL: db.url, PETSTORE_SEED: 'true' }, 60_000));
+      started.push(...ps);
+      const ports = await Promise.all(ps.map((p) => p.port()));
+      const printed = ps.flatMap((p) => p.lines().filter((l) => l.startsWith('admin key: ')));
+      expect(printed).toHaveLength(1);
+      const key = printed[0]!.slice('admin key: '.length);
+      const lists = await Promise.all(ports.map((port) => call(port, 'GET', '/categories?limit=100', { key })));
+      for (const l of lists) expect(l.body).toEqual(lists[0]!.body);
+      const names = (lists[0]!.body as { name: string }[]).map((c) => c.name);
+      expect(names.length).toBeGreaterThan(0);
+      expect(new Set(names).size).toBe(names.length);
+      for (const p of ps) p.kill('SIGTERM');
+      for (const p of ps) expect((await exitWithin(p, 20_000)).code).toBe(0);
+    } finally {
+      await db.drop();
+    }
+  });
+
   it('serves from the database and leaves the data directory untouched', async () => {
     const db = await createTestDatabase(serverUrl);
     const dir = join(mkdtempSync(join(tmpdir(), 'petstore-unused-')), 'data');
