@@ -44,6 +44,10 @@ function petFilter(q: Omit<PetQuery, 'after' | 'limit'>, after = 0): Filter {
   return { where: cond.join(' AND '), params };
 }
 
+function afterOnly(after: number): Filter {
+  return { where: 'id > $1', params: [row.afterArg(after)] };
+}
+
 function orderFilter(q: Omit<OrderQuery, 'after' | 'limit'>, after = 0): Filter {
   const params: unknown[] = [row.afterArg(after)];
   const cond = ['id > $1'];
@@ -79,69 +83,79 @@ export class PostgresStore implements Store {
     return Number(r!.n);
   }
 
-  async getPet(id: number): Promise<PetRecord | undefined> {
-    return row.first(await this.rows(`SELECT ${row.PET_COLUMNS} FROM pets WHERE id = $1`, [row.idArg(id)]), row.pet);
+  private async one<T>(t: row.Table<T>, key: number | string): Promise<T | undefined> {
+    return row.first(await this.rows(row.selectOne(t), [typeof key === 'number' ? row.idArg(key) : key]), t.map);
   }
-  async getPets(ids: readonly number[]): Promise<(PetRecord | undefined)[]> {
+
+  private async many<T extends { id: number }>(t: row.Table<T>, ids: readonly number[]): Promise<(T | undefined)[]> {
     if (!ids.length) return [];
-    return inOrder(ids, (await this.rows(`SELECT ${row.PET_COLUMNS} FROM pets WHERE id = ANY($1::bigint[])`, [ids.map(row.idArg)])).map(row.pet));
+    return inOrder(ids, (await this.rows(`SELECT ${t.columns} FROM ${t.name} WHERE id = ANY($1::bigint[])`, [ids.map(row.idArg)])).map(t.map));
   }
-  async listPets(q: PetQuery): Promise<PetRecord[]> {
-    const f = petFilter(q, q.after);
-    return (await this.rows(`SELECT ${row.PET_COLUMNS} FROM pets WHERE ${f.where} ORDER BY id LIMIT $${f.params.push(q.limit)}`, f.params)).map(row.pet);
+
+  /** A keyset page: the records after `after` that pass `f`, ascending by id. */
+  private async page<T>(t: row.Table<T>, f: Filter, limit: number): Promise<T[]> {
+    return (await this.rows(`SELECT ${t.columns} FROM ${t.name} WHERE ${f.where} ORDER BY id LIMIT $${f.params.push(limit)}`, f.params)).map(t.map);
+  }
+
+  getPet(id: number): Promise<PetRecord | undefined> {
+    return this.one(row.PETS, id);
+  }
+  getPets(ids: readonly number[]): Promise<(PetRecord | undefined)[]> {
+    return this.many(row.PETS, ids);
+  }
+  listPets(q: PetQuery): Promise<PetRecord[]> {
+    return this.page(row.PETS, petFilter(q, q.after), q.limit);
   }
   countPets(q: Omit<PetQuery, 'after' | 'limit'>): Promise<number> {
     const f = petFilter(q);
     return this.count(`SELECT count(*) AS n FROM pets WHERE ${f.where}`, f.params);
   }
 
-  async getCategory(id: number): Promise<Category | undefined> {
-    return row.first(await this.rows(`SELECT ${row.CATEGORY_COLUMNS} FROM categories WHERE id = $1`, [row.idArg(id)]), row.category);
+  getCategory(id: number): Promise<Category | undefined> {
+    return this.one(row.CATEGORIES, id);
   }
-  async getCategories(ids: readonly number[]): Promise<(Category | undefined)[]> {
-    if (!ids.length) return [];
-    return inOrder(ids, (await this.rows(`SELECT ${row.CATEGORY_COLUMNS} FROM categories WHERE id = ANY($1::bigint[])`, [ids.map(row.idArg)])).map(row.category));
+  getCategories(ids: readonly number[]): Promise<(Category | undefined)[]> {
+    return this.many(row.CATEGORIES, ids);
   }
-  async listCategories(q: PageQuery): Promise<Category[]> {
-    return (await this.rows(`SELECT ${row.CATEGORY_COLUMNS} FROM categories WHERE id > $1 ORDER BY id LIMIT $2`, [row.afterArg(q.after), q.limit])).map(row.category);
+  listCategories(q: PageQuery): Promise<Category[]> {
+    return this.page(row.CATEGORIES, afterOnly(q.after), q.limit);
   }
   countCategories(): Promise<number> {
     return this.count('SELECT count(*) AS n FROM categories', []);
   }
 
-  async getOrder(id: number): Promise<OrderRecord | undefined> {
-    return row.first(await this.rows(`SELECT ${row.ORDER_COLUMNS} FROM orders WHERE id = $1`, [row.idArg(id)]), row.order);
+  getOrder(id: number): Promise<OrderRecord | undefined> {
+    return this.one(row.ORDERS, id);
   }
-  async listOrders(q: OrderQuery): Promise<OrderRecord[]> {
-    const f = orderFilter(q, q.after);
-    return (await this.rows(`SELECT ${row.ORDER_COLUMNS} FROM orders WHERE ${f.where} ORDER BY id LIMIT $${f.params.push(q.limit)}`, f.params)).map(row.order);
+  listOrders(q: OrderQuery): Promise<OrderRecord[]> {
+    return this.page(row.ORDERS, orderFilter(q, q.after), q.limit);
   }
   countOrders(q: Omit<OrderQuery, 'after' | 'limit'>): Promise<number> {
     const f = orderFilter(q);
     return this.count(`SELECT count(*) AS n FROM orders WHERE ${f.where}`, f.params);
   }
 
-  async getKey(id: number): Promise<KeyRecord | undefined> {
-    return row.first(await this.rows(`SELECT ${row.KEY_COLUMNS} FROM api_keys WHERE id = $1`, [row.idArg(id)]), row.key);
+  getKey(id: number): Promise<KeyRecord | undefined> {
+    return this.one(row.KEYS, id);
   }
   async getKeyByHash(hash: string): Promise<KeyRecord | undefined> {
     return row.first(await this.rows(`SELECT ${row.KEY_COLUMNS} FROM api_keys WHERE hash = $1`, [hash]), row.key);
   }
-  async listKeys(q: PageQuery): Promise<KeyRecord[]> {
-    return (await this.rows(`SELECT ${row.KEY_COLUMNS} FROM api_keys WHERE id > $1 ORDER BY id LIMIT $2`, [row.afterArg(q.after), q.limit])).map(row.key);
+  listKeys(q: PageQuery): Promise<KeyRecord[]> {
+    return this.page(row.KEYS, afterOnly(q.after), q.limit);
   }
   countKeys(): Promise<number> {
     return this.count('SELECT count(*) AS n FROM api_keys', []);
   }
 
-  async getIdempotency(scope: string): Promise<IdempotencyRecord | undefined> {
-    return row.first(await this.rows(`SELECT ${row.IDEMPOTENCY_COLUMNS} FROM idempotency WHERE scope = $1`, [scope]), row.idempotency);
+  getIdempotency(scope: string): Promise<IdempotencyRecord | undefined> {
+    return this.one(row.IDEMPOTENCY, scope);
   }
   async expiredIdempotency(cutoff: number): Promise<string[]> {
     return (await this.rows('SELECT scope FROM idempotency WHERE created_at < $1', [cutoff])).map((r) => r.scope as string);
   }
-  async getBan(keyId: number): Promise<BanRecord | undefined> {
-    return row.first(await this.rows(`SELECT ${row.BAN_COLUMNS} FROM bans WHERE key_id = $1`, [row.idArg(keyId)]), row.ban);
+  getBan(keyId: number): Promise<BanRecord | undefined> {
+    return this.one(row.BANS, keyId);
   }
 
   /** A sequence that was ever advanced has handed out an id, even to a transaction rolled back since. */

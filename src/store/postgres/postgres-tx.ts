@@ -26,12 +26,17 @@ export class PostgresTx implements StoreTx {
     return (await this.client.query(sql, params)).rows;
   }
 
+  /** The record with this id, locked until the transaction ends. */
+  private async locked<T>(t: row.Table<T>, id: number): Promise<T | undefined> {
+    return row.first(await this.rows(row.selectOne(t, true), [row.idArg(id)]), t.map);
+  }
+
   private async run(sql: string, params: unknown[]): Promise<void> {
     await this.client.query(sql, params);
   }
 
-  async getPet(id: number): Promise<PetRecord | undefined> {
-    return row.first(await this.rows(`SELECT ${row.PET_COLUMNS} FROM pets WHERE id = $1 FOR UPDATE`, [row.idArg(id)]), row.pet);
+  getPet(id: number): Promise<PetRecord | undefined> {
+    return this.locked(row.PETS, id);
   }
   putPet(p: PetRecord): Promise<void> {
     return this.run(
@@ -44,8 +49,8 @@ export class PostgresTx implements StoreTx {
     return this.run('DELETE FROM pets WHERE id = $1', [row.idArg(id)]);
   }
 
-  async getCategory(id: number): Promise<Category | undefined> {
-    return row.first(await this.rows(`SELECT ${row.CATEGORY_COLUMNS} FROM categories WHERE id = $1 FOR UPDATE`, [row.idArg(id)]), row.category);
+  getCategory(id: number): Promise<Category | undefined> {
+    return this.locked(row.CATEGORIES, id);
   }
   async findCategoryByName(name: string): Promise<Category | undefined> {
     return row.first(await this.rows(`SELECT ${row.CATEGORY_COLUMNS} FROM categories WHERE name_lower = $1`, [name.toLowerCase()]), row.category);
@@ -65,8 +70,8 @@ export class PostgresTx implements StoreTx {
     return this.run('DELETE FROM categories WHERE id = $1', [row.idArg(id)]);
   }
 
-  async getOrder(id: number): Promise<OrderRecord | undefined> {
-    return row.first(await this.rows(`SELECT ${row.ORDER_COLUMNS} FROM orders WHERE id = $1 FOR UPDATE`, [row.idArg(id)]), row.order);
+  getOrder(id: number): Promise<OrderRecord | undefined> {
+    return this.locked(row.ORDERS, id);
   }
   async openOrdersForPet(petId: number): Promise<OrderRecord[]> {
     return (await this.rows(`SELECT ${row.ORDER_COLUMNS} FROM orders WHERE pet_id = $1 AND NOT complete ORDER BY id`, [row.idArg(petId)])).map(row.order);
@@ -82,8 +87,8 @@ export class PostgresTx implements StoreTx {
     return this.run('DELETE FROM orders WHERE id = $1', [row.idArg(id)]);
   }
 
-  async getKey(id: number): Promise<KeyRecord | undefined> {
-    return row.first(await this.rows(`SELECT ${row.KEY_COLUMNS} FROM api_keys WHERE id = $1 FOR UPDATE`, [row.idArg(id)]), row.key);
+  getKey(id: number): Promise<KeyRecord | undefined> {
+    return this.locked(row.KEYS, id);
   }
   putKey(k: KeyRecord): Promise<void> {
     return this.run(
@@ -97,7 +102,7 @@ export class PostgresTx implements StoreTx {
   }
 
   async getIdempotency(scope: string): Promise<IdempotencyRecord | undefined> {
-    return row.first(await this.rows(`SELECT ${row.IDEMPOTENCY_COLUMNS} FROM idempotency WHERE scope = $1`, [scope]), row.idempotency);
+    return row.first(await this.rows(row.selectOne(row.IDEMPOTENCY), [scope]), row.idempotency);
   }
   putIdempotency(r: IdempotencyRecord): Promise<void> {
     return this.run(
@@ -110,8 +115,8 @@ export class PostgresTx implements StoreTx {
     return this.run('DELETE FROM idempotency WHERE scope = $1', [scope]);
   }
 
-  async getBan(keyId: number): Promise<BanRecord | undefined> {
-    return row.first(await this.rows(`SELECT ${row.BAN_COLUMNS} FROM bans WHERE key_id = $1 FOR UPDATE`, [row.idArg(keyId)]), row.ban);
+  getBan(keyId: number): Promise<BanRecord | undefined> {
+    return this.locked(row.BANS, keyId);
   }
   putBan(b: BanRecord): Promise<void> {
     return this.run(

@@ -64,6 +64,26 @@ export function idempotency(r: Row): IdempotencyRecord {
   return { scope: r.scope, fingerprint: r.fingerprint, outcome: JSON.parse(r.outcome), createdAt: Number(r.created_at) };
 }
 
+/** A table as the queries see it: its name, the columns of its record, and how a row becomes one. */
+export interface Table<T> {
+  name: string;
+  key: string;
+  columns: string;
+  map: (r: Row) => T;
+}
+
+export const PETS: Table<PetRecord> = { name: 'pets', key: 'id', columns: PET_COLUMNS, map: pet };
+export const CATEGORIES: Table<Category> = { name: 'categories', key: 'id', columns: CATEGORY_COLUMNS, map: category };
+export const ORDERS: Table<OrderRecord> = { name: 'orders', key: 'id', columns: ORDER_COLUMNS, map: order };
+export const KEYS: Table<KeyRecord> = { name: 'api_keys', key: 'id', columns: KEY_COLUMNS, map: key };
+export const BANS: Table<BanRecord> = { name: 'bans', key: 'key_id', columns: BAN_COLUMNS, map: ban };
+export const IDEMPOTENCY: Table<IdempotencyRecord> = { name: 'idempotency', key: 'scope', columns: IDEMPOTENCY_COLUMNS, map: idempotency };
+
+/** SELECT of the record whose key is $1, `FOR UPDATE` inside a transaction that will change it. */
+export function selectOne(t: Table<unknown>, forUpdate = false): string {
+  return `SELECT ${t.columns} FROM ${t.name} WHERE ${t.key} = $1${forUpdate ? ' FOR UPDATE' : ''}`;
+}
+
 /** The first row through `map`, or undefined. */
 export function first<T>(rows: Row[], map: (r: Row) => T): T | undefined {
   return rows.length ? map(rows[0]!) : undefined;
