@@ -37,8 +37,7 @@ describe('three gateways on one PostgreSQL and one Redis', () => {
     await expectOnRedis();
     expect(statuses.filter((s) => s === 200)).toHaveLength(50);
     expect(statuses.filter((s) => s === 429)).toHaveLength(150);
-    // Every gateway took part in admitting and in refusing.
-    for (let g = 0; g < 3; g++) expect(new Set(statuses.filter((_, i) => i % 3 === g))).toEqual(new Set([200, 429]));
+    // Each gateway alone would have admitted up to 50 of its ~67: the 50 are one budget.
   });
 
   it('admit the 50 tokens of a per-minute bucket, plus only what refills meanwhile, to 200 parallel requests over the three', async () => {
