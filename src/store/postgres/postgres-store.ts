@@ -90,8 +90,8 @@ export class PostgresStore implements Store {
     }
   }
 
-  private async count(sql: string, params: unknown[]): Promise<number> {
-    const [r] = await this.rows(sql, params);
+  private async count(t: row.Table<unknown>, f: Filter = afterOnly(0)): Promise<number> {
+    const [r] = await this.rows(`SELECT count(*) AS n FROM ${t.name} WHERE ${f.where}`, f.params);
     return Number(r!.n);
   }
 
@@ -119,8 +119,7 @@ export class PostgresStore implements Store {
     return this.page(row.PETS, petFilter(q, q.after), q.limit);
   }
   countPets(q: Omit<PetQuery, 'after' | 'limit'>): Promise<number> {
-    const f = petFilter(q);
-    return this.count(`SELECT count(*) AS n FROM pets WHERE ${f.where}`, f.params);
+    return this.count(row.PETS, petFilter(q));
   }
 
   getCategory(id: number): Promise<Category | undefined> {
@@ -133,7 +132,7 @@ export class PostgresStore implements Store {
     return this.page(row.CATEGORIES, afterOnly(q.after), q.limit);
   }
   countCategories(): Promise<number> {
-    return this.count('SELECT count(*) AS n FROM categories', []);
+    return this.count(row.CATEGORIES);
   }
 
   getOrder(id: number): Promise<OrderRecord | undefined> {
@@ -143,8 +142,7 @@ export class PostgresStore implements Store {
     return this.page(row.ORDERS, orderFilter(q, q.after), q.limit);
   }
   countOrders(q: Omit<OrderQuery, 'after' | 'limit'>): Promise<number> {
-    const f = orderFilter(q);
-    return this.count(`SELECT count(*) AS n FROM orders WHERE ${f.where}`, f.params);
+    return this.count(row.ORDERS, orderFilter(q));
   }
 
   getKey(id: number): Promise<KeyRecord | undefined> {
@@ -167,7 +165,7 @@ export class PostgresStore implements Store {
     return this.page(row.KEYS, afterOnly(q.after), q.limit);
   }
   countKeys(): Promise<number> {
-    return this.count('SELECT count(*) AS n FROM api_keys', []);
+    return this.count(row.KEYS);
   }
 
   getIdempotency(scope: string): Promise<IdempotencyRecord | undefined> {
