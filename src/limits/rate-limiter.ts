@@ -3,7 +3,8 @@
  * client address for requests without a valid key) a minute bucket and an optional day
  * quota; a request is admitted only if both allow it, and then costs one from each. State
  * lives in a bounded LRU cache: an evicted subject comes back full, which only errs toward
- * admitting. Refusals are counted here too, to trigger bans.
+ * admitting. Refusals are counted here too, to trigger bans. With PETSTORE_REDIS_URL the same
+ * rules run in Redis (redis/redis-limiter.ts), and this limiter is each process's fallback.
  */
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../service/clock.js';
