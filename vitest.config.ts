@@ -3,6 +3,9 @@ import { defineConfig } from 'vitest/config';
 
 /** The behaviour suite: black-box tests written against a base URL and fetch (test/support/target.ts). */
 const BEHAVIOUR = 'test/behaviour/**/*.test.ts';
+/** Tests on real engines (CONTRACT section 13): PostgreSQL below HTTP, and several processes on PostgreSQL and Redis. */
+const POSTGRES = 'test/postgres/**/*.test.ts';
+const CLUSTER = 'test/cluster/**/*.test.ts';
 
 export default defineConfig({
   resolve: {
@@ -22,13 +25,32 @@ export default defineConfig({
         test: {
           name: 'default',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'mocks/**/*.test.ts'],
-          exclude: ['**/node_modules/**', BEHAVIOUR, 'test/browser/**'],
+          exclude: ['**/node_modules/**', BEHAVIOUR, 'test/browser/**', POSTGRES, CLUSTER],
         },
       },
       // One behaviour suite, two targets (CONTRACT section 11): the same files against the real
       // server over HTTP and against the MSW mocks; startTarget reads `target` with inject().
       { extends: true, test: { name: 'behaviour:server', include: [BEHAVIOUR], provide: { target: 'server' } } },
       { extends: true, test: { name: 'behaviour:mocks', include: [BEHAVIOUR], provide: { target: 'mocks' } } },
+      // The same suite against the real server on PostgreSQL (CONTRACT section 13): one PostgreSQL
+      // for the project (test/engines/setup.ts), a database of its own for each file.
+      {
+        extends: true,
+        test: { name: 'behaviour:postgres', include: [BEHAVIOUR], provide: { target: 'postgres' }, globalSetup: ['test/engines/setup.ts'] },
+      },
+      { extends: true, test: { name: 'postgres', include: [POSTGRES], globalSetup: ['test/engines/setup.ts'] } },
+      // Each file starts the engines it needs, since some of its tests stop and start them.
+      { extends: true, test: { name: 'cluster', include: [CLUSTER], testTimeout: 120_000, hookTimeout: 120_000 } },
+      // The limits stories once more with the limiter's state in a real redis-server (CONTRACT section 13).
+      {
+        extends: true,
+        test: {
+          name: 'behaviour:redis',
+          include: ['test/behaviour/limits/**/*.test.ts', 'test/behaviour/graphql/limits.test.ts'],
+          provide: { target: 'server' },
+          globalSetup: ['test/engines/redis-global-setup.ts'],
+        },
+      },
       // The example page in Debian's Chromium, on the mocks and on a real server (test/browser).
       { extends: true, test: { name: 'browser', include: ['test/browser/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 120_000 } },
     ],

@@ -24,6 +24,14 @@ export interface Config {
   logLevel: string;
   /** Origins allowed by CORS; `['*']` allows any; empty means no CORS headers. */
   corsOrigins: string[];
+  /** PETSTORE_DATABASE_URL: PostgreSQL holds every record (section 13); the data directory is then unused. */
+  databaseUrl: string | undefined;
+  /** PETSTORE_DATABASE_WAIT_SECONDS (tests): how long start-up waits for the database, 30 by default. */
+  databaseWaitSeconds: number;
+  /** PETSTORE_REDIS_URL: the limiter's state in Redis (section 13); unset: this process's own. */
+  redisUrl: string | undefined;
+  /** PETSTORE_REDIS_TIMEOUT_MS (tests on a loaded machine): longest wait for one Redis command before the local limiter answers. */
+  redisTimeoutMs: number | undefined;
 }
 
 export class ConfigError extends Error {
@@ -84,6 +92,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('PETSTORE_FAILPOINT', `must be a persistence step, optionally with :<n> and :<ERRNO>, got "${failpointRaw}"`);
   }
 
+  const databaseUrl = get('PETSTORE_DATABASE_URL');
+  if (databaseUrl !== undefined && !isPostgresUrl(databaseUrl)) {
+    // The value itself is not echoed: it may hold a password.
+    throw new ConfigError('PETSTORE_DATABASE_URL', 'must be a postgres:// or postgresql:// URL');
+  }
+
+  const redisUrl = get('PETSTORE_REDIS_URL');
+  // The value may hold a password: the message never repeats it.
+  if (redisUrl !== undefined && !isRedisUrl(redisUrl)) {
+    throw new ConfigError('PETSTORE_REDIS_URL', 'must be a URL like redis://[user:password@]host:port[/db] or rediss://...');
+  }
+
   return {
     port: int('PORT', 3000, 0, 65535),
     host: get('HOST') ?? '127.0.0.1',
@@ -100,7 +120,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: positive('PETSTORE_REQUEST_TIMEOUT_MS', 30_000),
     logLevel,
     corsOrigins,
+    databaseUrl,
+    databaseWaitSeconds: positive('PETSTORE_DATABASE_WAIT_SECONDS', 30),
+    redisUrl,
+    redisTimeoutMs: get('PETSTORE_REDIS_TIMEOUT_MS') === undefined ? undefined : positive('PETSTORE_REDIS_TIMEOUT_MS', 0),
   };
+}
+
+function isPostgresUrl(s: string): boolean {
+  try {
+    const u = new URL(s);
+    return u.protocol === 'postgres:' || u.protocol === 'postgresql:';
+  } catch {
+    return false;
+  }
+}
+
+function isRedisUrl(s: string): boolean {
+  try {
+    const u = new URL(s);
+    return (u.protocol === 'redis:' || u.protocol === 'rediss:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
 }
 
 /** A serialised origin: scheme, host and optional port, nothing else (no path, no trailing slash). */

@@ -16,8 +16,10 @@ import { createServices } from './service/services.js';
 import { ServiceUnavailableError } from './service/errors.js';
 import { CorruptFileError } from './store/journal.js';
 import { DirectoryLockedError } from './store/lock.js';
+import { DatabaseStartError } from './store/postgres/open-postgres.js';
 import { openStore, type OpenedStore } from './store/open-store.js';
 import { RateLimiter } from './limits/rate-limiter.js';
+import { openRedisLimiter } from './limits/redis/fallback-limiter.js';
 import type { Logger } from './logger.js';
 
 async function main(): Promise<void> {
@@ -38,6 +40,8 @@ async function main(): Promise<void> {
   try {
     persistent = await openStore({
       dataDir: config.dataDir,
+      databaseUrl: config.databaseUrl,
+      databaseWaitMs: config.databaseWaitSeconds * 1000,
       snapshotEvery: config.snapshotEvery,
       failpoint: config.failpoint,
       logger,
@@ -48,7 +52,7 @@ async function main(): Promise<void> {
       },
     });
   } catch (err) {
-    if (err instanceof DirectoryLockedError) process.stderr.write(`petstore: cannot start: ${err.message}\n`);
+    if (err instanceof DirectoryLockedError || err instanceof DatabaseStartError) process.stderr.write(`petstore: cannot start: ${err.message}\n`);
     else {
       const file = err instanceof CorruptFileError ? err.file : config.dataDir;
       process.stderr.write(`petstore: cannot load the store from ${file}: ${err instanceof Error ? err.message : String(err)}\n`);
@@ -60,9 +64,14 @@ async function main(): Promise<void> {
   const store = persistent.store;
   const services = createServices({ store, clock, adminSecret: config.adminKey, bans: { banSeconds: config.banSeconds } });
 
-  const secret = await services.keys.bootstrap();
-  if (secret) process.stdout.write(`admin key: ${secret}\n`);
-  if (config.seed && (await seedDemoData(services, store))) logger.info('seeded demo data');
+  await persistent.exclusively(async () => {
+    const secret = await services.keys.bootstrap();
+    if (secret) process.stdout.write(`admin key: ${secret}\n`);
+    if (config.seed && (await seedDemoData(services, store))) logger.info('seeded demo data');
+  });
+
+  // With PETSTORE_REDIS_URL every process draws on one budget; an unreachable Redis is not fatal.
+  const limiter = config.redisUrl ? await openRedisLimiter({ url: config.redisUrl, clock, logger, timeoutMs: config.redisTimeoutMs }) : new RateLimiter({ clock });
 
   const app = await createApp({
     contract,
@@ -72,7 +81,7 @@ async function main(): Promise<void> {
     ready: persistent.ready,
     sunset: config.sunset,
     graphqlMaxCost: config.graphqlMaxCost,
-    limiter: new RateLimiter({ clock }),
+    limiter,
     banThresholds: { threshold: config.banThreshold, windowSeconds: config.banWindowSeconds },
     corsOrigins: config.corsOrigins,
   });
@@ -109,6 +118,7 @@ async function main(): Promise<void> {
     // close() stops accepting and waits for requests in flight; idle keep-alive sockets go now.
     server.close(async () => {
       try {
+        if ('close' in limiter) await limiter.close();
         await persistent.close();
         logger.info('stopped');
         process.exit(0);

@@ -13,7 +13,7 @@ import { operationsOf } from '../contract/openapi.js';
 import { createApollo } from '../graphql/apollo.js';
 import { graphqlMount, GRAPHQL_PATH } from '../graphql/mount.js';
 import { Admission, type BanThresholds } from '../limits/admission.js';
-import type { RateLimiter } from '../limits/rate-limiter.js';
+import type { Limiter } from '../limits/limiter.js';
 import type { Clock } from '../service/clock.js';
 import type { Services } from '../service/services.js';
 import { admission, type Gate } from './admission.js';
@@ -37,7 +37,7 @@ export interface PipelineDeps {
   contract: Contract;
   services: Services;
   clock: Clock;
-  limiter: RateLimiter;
+  limiter: Limiter;
   banThresholds: BanThresholds;
   /** PETSTORE_SUNSET. */
   sunset: Date;

@@ -4,12 +4,12 @@
  * Requests without a valid key draw on a bucket per client address, so keys cannot be
  * guessed at speed. Knows nothing of HTTP: it returns a verdict the adapters render.
  */
-import { DomainError, KeyBannedError, RateLimitedError, UnauthenticatedError } from '../service/errors.js';
+import { DomainError, KeyBannedError, RateLimitedError, ServiceUnavailableError, UnauthenticatedError } from '../service/errors.js';
 import type { BanService } from '../service/bans.js';
 import type { Clock } from '../service/clock.js';
 import type { KeyService } from '../service/keys.js';
 import type { Principal } from '../service/records.js';
-import type { Decision, RateLimiter } from './rate-limiter.js';
+import type { Decision, Limiter, RefusalPolicy } from './limiter.js';
 
 export interface BanThresholds {
   /** A key refused more than this many times within the window is banned. */
@@ -28,9 +28,11 @@ export interface Verdict {
 export const ANONYMOUS_PER_MINUTE = 30;
 
 export class Admission {
+  private readonly refusals: RefusalPolicy;
+
   constructor(
     private readonly deps: {
-      limiter: RateLimiter;
+      limiter: Limiter;
       keys: KeyService;
       bans: BanService;
       clock: Clock;
@@ -38,16 +40,20 @@ export class Admission {
     },
   ) {
     deps.bans.onLift = (keyId) => deps.limiter.clearRefusals(subjectOf(keyId));
+    this.refusals = { threshold: deps.thresholds.threshold, windowMs: deps.thresholds.windowSeconds * 1000 };
   }
 
   async admit(secret: string | undefined, address: string): Promise<Verdict> {
-    const { limiter, keys, bans, clock, thresholds } = this.deps;
+    const { limiter, keys, bans, clock } = this.deps;
     let principal: Principal;
     try {
       principal = await keys.authenticate(secret);
     } catch (err) {
-      if (!(err instanceof UnauthenticatedError)) throw err;
-      const decision = limiter.take(`addr:${address}`, { perMinute: ANONYMOUS_PER_MINUTE });
+      // A key that cannot be checked now (a database away: 503) draws on the address bucket as an
+      // unknown key does, so the answer still carries rate-limit headers and keys cannot be tried at speed.
+      if (!(err instanceof UnauthenticatedError) && !(err instanceof ServiceUnavailableError)) throw err;
+      const d = limiter.take(`addr:${address}`, { perMinute: ANONYMOUS_PER_MINUTE });
+      const decision = d instanceof Promise ? await d : d;
       const refusal = decision.admitted
         ? err
         : new RateLimitedError('Too many requests without a valid API key from this address.', decision.retryAfter!);
@@ -56,24 +62,29 @@ export class Admission {
 
     const subject = subjectOf(principal.keyId);
     const limits = { perMinute: principal.perMinute, perDay: principal.perDay };
-    const bannedUntil = await bans.bannedUntil(principal.keyId);
+    let bannedUntil: number | undefined;
+    try {
+      bannedUntil = await bans.bannedUntil(principal.keyId);
+    } catch (err) {
+      if (!(err instanceof ServiceUnavailableError)) throw err;
+      return { principal, decision: await limiter.peek(subject, limits), refusal: err };
+    }
     if (bannedUntil !== undefined) {
       const retryAfter = Math.max(1, Math.ceil((bannedUntil - clock.now()) / 1000));
       return {
         principal,
-        decision: limiter.peek(subject, limits),
+        decision: await limiter.peek(subject, limits),
         refusal: new KeyBannedError(`This key is banned for repeated requests over its limit until ${new Date(bannedUntil).toISOString()}.`, retryAfter),
       };
     }
 
-    const decision = limiter.take(subject, limits);
+    // The local limiter answers synchronously: await only a promise (this is every request's path).
+    const d = limiter.take(subject, limits, this.refusals);
+    const decision = d instanceof Promise ? await d : d;
     if (decision.admitted) return { principal, decision };
-    const refusals = limiter.countRefusal(subject, thresholds.windowSeconds * 1000);
-    if (refusals > thresholds.threshold) {
-      // The refusal that crosses the threshold is still RATE_LIMITED; it starts the ban.
-      await bans.ban(principal.keyId);
-      limiter.clearRefusals(subject);
-    }
+    // The refusal that crosses the threshold is still RATE_LIMITED; it starts the ban (and the
+    // limiter has already restarted the count).
+    if (decision.startsBan) await bans.ban(principal.keyId);
     const window = decision.binding.name === 'day' ? 'daily quota' : 'per-minute limit';
     return {
       principal,

@@ -3,38 +3,16 @@
  * client address for requests without a valid key) a minute bucket and an optional day
  * quota; a request is admitted only if both allow it, and then costs one from each. State
  * lives in a bounded LRU cache: an evicted subject comes back full, which only errs toward
- * admitting. Refusals are counted here too, to trigger bans.
+ * admitting. Refusals are counted here too, to trigger bans. With PETSTORE_REDIS_URL the same
+ * rules run in Redis (redis/redis-limiter.ts), and this limiter is each process's fallback.
  */
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../service/clock.js';
+import type { Decision, Limiter, Limits, RefusalPolicy, WindowState } from './limiter.js';
 import { currentQuota, nextMidnight, type DayQuota } from './day-quota.js';
 import { fullBucket, msUntil, refill, type Bucket } from './token-bucket.js';
 
-export interface Limits {
-  perMinute: number;
-  /** Absent for the per-address bucket, which has no day window. */
-  perDay?: number;
-}
-
-export interface WindowState {
-  name: 'minute' | 'day';
-  limit: number;
-  /** Whole requests left after this one. */
-  remaining: number;
-  /** Epoch ms at which the window is full again (bucket) or resets (day). */
-  resetAt: number;
-  /** Window length in seconds, for RateLimit-Policy. */
-  seconds: number;
-}
-
-export interface Decision {
-  admitted: boolean;
-  /** Whole seconds until a request would be admitted (set when refused). */
-  retryAfter?: number;
-  /** Every window of the subject; `binding` is the one with the fewest remaining. */
-  windows: WindowState[];
-  binding: WindowState;
-}
+export type { Decision, Limits, RefusalPolicy, WindowState } from './limiter.js';
 
 interface Entry {
   bucket: Bucket;
@@ -49,7 +27,7 @@ export interface RateLimiterOptions {
   maxEntries?: number;
 }
 
-export class RateLimiter {
+export class RateLimiter implements Limiter {
   private readonly cache: LRUCache<string, Entry>;
   private readonly clock: Clock;
 
@@ -59,8 +37,13 @@ export class RateLimiter {
   }
 
   /** Takes one request from the subject's windows if both allow it. Synchronous, so atomic. */
-  take(subject: string, limits: Limits): Decision {
-    return this.decide(subject, limits, true);
+  take(subject: string, limits: Limits, refusals?: RefusalPolicy): Decision {
+    const decision = this.decide(subject, limits, true);
+    if (!decision.admitted && refusals && this.countRefusal(subject, refusals.windowMs) > refusals.threshold) {
+      this.clearRefusals(subject);
+      decision.startsBan = true;
+    }
+    return decision;
   }
 
   /** The subject's windows without taking anything (for answers that do not count, like bans). */
@@ -104,27 +87,37 @@ export class RateLimiter {
     const entry: Entry = { bucket: { tokens, at: now }, refusals: cached?.refusals ?? [] };
     if (quota) entry.quota = { day: quota.day, used };
     this.cache.set(subject, entry);
-
-    const windows: WindowState[] = [
-      {
-        name: 'minute',
-        limit: limits.perMinute,
-        remaining: Math.floor(tokens),
-        resetAt: now + msUntil({ tokens, at: now }, limits.perMinute, limits.perMinute),
-        seconds: 60,
-      },
-    ];
-    if (quota) {
-      windows.push({ name: 'day', limit: limits.perDay!, remaining: limits.perDay! - used, resetAt: nextMidnight(now), seconds: 86_400 });
-    }
-    // The window with the fewest remaining requests; the day window wins a tie.
-    const binding = windows.reduce((a, b) => (b.remaining <= a.remaining ? b : a));
-
-    const decision: Decision = { admitted, windows, binding };
-    if (!admitted) {
-      const waits = [minuteOk ? 0 : msUntil(bucket, limits.perMinute, 1), dayOk ? 0 : nextMidnight(now) - now];
-      decision.retryAfter = Math.max(1, Math.ceil(Math.max(...waits) / 1000));
-    }
-    return decision;
+    return decisionOf(limits, now, tokens, quota ? used : undefined, minuteOk, dayOk);
   }
+}
+
+/**
+ * The Decision for a subject's windows as they stand after the request at `now`: `tokens` in
+ * the bucket and `used` of the day (undefined without a day window). Shared by every limiter,
+ * so the headers and Retry-After they produce are the same by construction.
+ */
+export function decisionOf(limits: Limits, now: number, tokens: number, used: number | undefined, minuteOk: boolean, dayOk: boolean): Decision {
+  const windows: WindowState[] = [
+    {
+      name: 'minute',
+      limit: limits.perMinute,
+      remaining: Math.floor(tokens),
+      resetAt: now + msUntil({ tokens, at: now }, limits.perMinute, limits.perMinute),
+      seconds: 60,
+    },
+  ];
+  if (used !== undefined) {
+    windows.push({ name: 'day', limit: limits.perDay!, remaining: limits.perDay! - used, resetAt: nextMidnight(now), seconds: 86_400 });
+  }
+  // The window with the fewest remaining requests; the day window wins a tie.
+  const binding = windows.reduce((a, b) => (b.remaining <= a.remaining ? b : a));
+
+  const admitted = minuteOk && dayOk;
+  const decision: Decision = { admitted, windows, binding };
+  if (!admitted) {
+    // Nothing was taken, so `tokens` is the bucket as it stands.
+    const waits = [minuteOk ? 0 : msUntil({ tokens, at: now }, limits.perMinute, 1), dayOk ? 0 : nextMidnight(now) - now];
+    decision.retryAfter = Math.max(1, Math.ceil(Math.max(...waits) / 1000));
+  }
+  return decision;
 }

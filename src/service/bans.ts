@@ -17,8 +17,8 @@ export interface BanPolicy {
 }
 
 export class BanService {
-  /** Called when an admin lifts a ban, so the limiter can forget the key's refusals. */
-  onLift: (keyId: number) => void = () => {};
+  /** Called when an admin lifts a ban, so the limiter can forget the key's refusals (awaited: a shared limiter's count is cleared before the answer). */
+  onLift: (keyId: number) => void | Promise<void> = () => {};
 
   constructor(
     private readonly store: Store,
@@ -58,6 +58,6 @@ export class BanService {
       const ban = await tx.getBan(keyId);
       if (ban && ban.until > 0) await tx.putBan({ ...ban, until: 0 });
     });
-    this.onLift(keyId);
+    await this.onLift(keyId);
   }
 }

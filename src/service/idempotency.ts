@@ -7,6 +7,7 @@
 import { IdempotencyKeyReusedError } from './errors.js';
 import { sha256Hex } from './secrets.js';
 import type { Clock } from './clock.js';
+import type { IdempotencyRecord } from './records.js';
 import type { Store } from '../store/store.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -49,33 +50,55 @@ export class IdempotencyService {
       const prior = await this.store.getIdempotency(scope);
       // Another request may have started while we read; if so, wait for it instead.
       if (this.inflight.has(scope)) continue;
-      if (prior && prior.createdAt + IDEMPOTENCY_TTL_MS > this.clock.now()) {
-        if (prior.fingerprint !== fingerprint) {
-          throw new IdempotencyKeyReusedError(
-            'This Idempotency-Key was already used with a different request; use a new key for a new request.',
-          );
-        }
-        return { outcome: prior.outcome as T, replayed: true };
-      }
+      const replay = this.replayOf<T>(prior, fingerprint);
+      if (replay) return replay;
       break;
     }
 
     // No await between the check above and this set: the first request claims the scope.
-    const work = (async () => {
+    const work = this.execute(scope, fingerprint, attempt);
+    this.inflight.set(scope, work);
+    try {
+      return await work;
+    } finally {
+      this.inflight.delete(scope);
+    }
+  }
+
+  /**
+   * Runs the request once. On a store shared by several processes the scope is claimed there too
+   * (a repeat sent to another process meanwhile waits for this one), and looked up once more
+   * under the claim, since another process may have recorded an outcome since our first look.
+   */
+  private async execute<T>(scope: string, fingerprint: string, attempt: () => Promise<Attempt<T>>): Promise<IdempotentResult<T>> {
+    const release = await this.store.claimIdempotency?.(scope);
+    try {
+      if (release) {
+        const replay = this.replayOf<T>(await this.store.getIdempotency(scope), fingerprint);
+        if (replay) return replay;
+      }
       const { outcome, record } = await attempt();
       if (record) {
         await this.store.transaction((tx) =>
           tx.putIdempotency({ scope, fingerprint, outcome, createdAt: this.clock.now() }),
         );
       }
-      return outcome;
-    })();
-    this.inflight.set(scope, work);
-    try {
-      return { outcome: await work, replayed: false };
+      return { outcome, replayed: false };
     } finally {
-      this.inflight.delete(scope);
+      // A claim that cannot be released now (the database away) lapses by itself.
+      await release?.().catch(() => undefined);
     }
+  }
+
+  /** The recorded outcome to replay, if a live record exists; a different request under the same key is refused. */
+  private replayOf<T>(prior: IdempotencyRecord | undefined, fingerprint: string): IdempotentResult<T> | undefined {
+    if (!prior || prior.createdAt + IDEMPOTENCY_TTL_MS <= this.clock.now()) return undefined;
+    if (prior.fingerprint !== fingerprint) {
+      throw new IdempotencyKeyReusedError(
+        'This Idempotency-Key was already used with a different request; use a new key for a new request.',
+      );
+    }
+    return { outcome: prior.outcome as T, replayed: true };
   }
 
   /** Drops records older than 24 hours; returns how many went. */

@@ -1,7 +1,8 @@
 /**
- * The store a server runs on: the in-memory store alone (`:memory:`, nothing persisted), or the
- * persistent store over a data directory it holds the lock on. Outages, torn entries and failed
- * background snapshots are logged here, each once.
+ * The store a server runs on: the in-memory store alone (`:memory:`, nothing persisted), the
+ * persistent store over a data directory it holds the lock on, or PostgreSQL when a database URL
+ * is given (the data directory is then unused). Outages, torn entries and failed background
+ * snapshots are logged here, each once.
  */
 import { mkdirSync } from 'node:fs';
 import type { FatalStorageError } from './faults.js';
@@ -9,6 +10,8 @@ import { failpointAt, type FailpointSpec } from './failpoints.js';
 import { acquireLock, DirectoryLockedError, type DataDirLock } from './lock.js';
 import { MemoryStore } from './memory-store.js';
 import { openPersistentStore } from './persistent-store.js';
+import { openPostgresStore } from './postgres/open-postgres.js';
+import type { Store } from './store.js';
 
 export const IN_MEMORY = ':memory:';
 
@@ -20,6 +23,10 @@ export interface StoreLogger {
 
 export interface StoreOptions {
   dataDir: string;
+  /** PETSTORE_DATABASE_URL: PostgreSQL instead of the data directory. */
+  databaseUrl?: string;
+  /** How long start-up waits for the database (ms). */
+  databaseWaitMs?: number;
   snapshotEvery?: number;
   failpoint?: FailpointSpec;
   logger: StoreLogger;
@@ -28,8 +35,10 @@ export interface StoreOptions {
 }
 
 export interface OpenedStore {
-  store: MemoryStore;
+  store: Store;
   ready(): Promise<boolean>;
+  /** Runs start-up's bootstrap and seeding so that processes starting together on one database do them once. */
+  exclusively<R>(fn: () => Promise<R>): Promise<R>;
   /** Final snapshot and lock release; rejects (after releasing) when the snapshot cannot be written. */
   close(): Promise<void>;
   /** Drops the lock file now (also on an exit that skips `close`). */
@@ -47,9 +56,14 @@ function failpointAction(f: FailpointSpec): () => void {
 
 /** Opens the store; CorruptFileError and DirectoryLockedError stop start-up (nothing is changed). */
 export async function openStore(opts: StoreOptions): Promise<OpenedStore> {
+  if (opts.databaseUrl) {
+    const pg = await openPostgresStore({ url: opts.databaseUrl, logger: opts.logger, waitMs: opts.databaseWaitMs ?? 30_000 });
+    return { ...pg, release: () => undefined };
+  }
+  const exclusively = <R>(fn: () => Promise<R>) => fn();
   if (opts.dataDir === IN_MEMORY) {
     const store = new MemoryStore();
-    return { store, ready: async () => true, close: () => store.close(), release: () => undefined };
+    return { store, ready: async () => true, exclusively, close: () => store.close(), release: () => undefined };
   }
   const { dataDir: dir, logger } = opts;
   mkdirSync(dir, { recursive: true });
@@ -77,6 +91,7 @@ export async function openStore(opts: StoreOptions): Promise<OpenedStore> {
     return {
       store: p.store,
       ready: p.ready,
+      exclusively,
       async close() {
         try {
           await p.close();

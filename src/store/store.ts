@@ -100,5 +100,11 @@ export interface StoreTx {
 
 export interface Store extends StoreReader {
   transaction<R>(fn: (tx: StoreTx) => Promise<R>): Promise<R>;
+  /**
+   * Stores shared by several processes (PostgreSQL): claims an idempotency scope for one request
+   * wherever it runs, waiting while another process holds it; the returned function releases it.
+   * A store of one process leaves this out: the service's own map of requests under way suffices.
+   */
+  claimIdempotency?(scope: string): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }

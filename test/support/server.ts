@@ -1,6 +1,6 @@
 /**
- * Starts the real Koa app on an ephemeral port on 127.0.0.1, over a fresh in-memory store,
- * with a clock the test can move. Each test file gets its own server.
+ * Starts the real Koa app on an ephemeral port on 127.0.0.1, over a fresh in-memory store (or the
+ * store given, e.g. PostgreSQL), with a clock the test can move. Each test file gets its own server.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,7 +10,9 @@ import { createLogger } from '../../src/logger.js';
 import { createServices, type Services } from '../../src/service/services.js';
 import type { Plan, Role } from '../../src/service/records.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
+import type { Store } from '../../src/store/store.js';
 import { RateLimiter } from '../../src/limits/rate-limiter.js';
+import { RedisLimiter } from '../../src/limits/redis/redis-limiter.js';
 import { Api } from './http.js';
 import { ADMIN_SECRET, FakeClock } from './fixtures.js';
 
@@ -23,6 +25,10 @@ export interface TestServerOptions {
   limiterEntries?: number;
   /** PETSTORE_CORS_ORIGINS. */
   corsOrigins?: string[];
+  /** The store to serve from; a fresh in-memory store by default. */
+  store?: Store;
+  /** Keep the limiter's state in this Redis (a RedisLimiter on the test's clock, keys of its own). */
+  redisUrl?: string;
 }
 
 export interface TestServer {
@@ -31,7 +37,7 @@ export interface TestServer {
   admin: Api;
   /** A client with no key. */
   anon: Api;
-  store: MemoryStore;
+  store: Store;
   services: Services;
   clock: FakeClock;
   server: Server;
@@ -42,9 +48,13 @@ export interface TestServer {
 
 const contract = loadContract();
 
+let servers = 0;
+
 export async function startServer(opts: TestServerOptions = {}): Promise<TestServer> {
   const clock = opts.clock ?? new FakeClock();
-  const store = new MemoryStore();
+  const redis = opts.redisUrl ? new RedisLimiter({ url: opts.redisUrl, clock, prefix: `test-server:${process.pid}:${++servers}:`, timeoutMs: 2_000 }) : undefined;
+  if (redis && !(await redis.connected(5_000))) throw new Error(`no connection to ${opts.redisUrl} within 5 s`);
+  const store = opts.store ?? new MemoryStore();
   const services = createServices({ store, clock, adminSecret: ADMIN_SECRET, bans: { banSeconds: 900 } });
   const app = await createApp({
     contract,
@@ -53,7 +63,7 @@ export async function startServer(opts: TestServerOptions = {}): Promise<TestSer
     logger: createLogger('silent'),
     sunset: opts.sunset ?? new Date('2027-06-30T23:59:59Z'),
     graphqlMaxCost: opts.graphqlMaxCost,
-    limiter: new RateLimiter({ clock, maxEntries: opts.limiterEntries }),
+    limiter: redis ?? new RateLimiter({ clock, maxEntries: opts.limiterEntries }),
     banThresholds: { threshold: 10, windowSeconds: 60 },
     corsOrigins: opts.corsOrigins,
   });
@@ -77,6 +87,7 @@ export async function startServer(opts: TestServerOptions = {}): Promise<TestSer
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await redis?.close();
     },
   };
 }

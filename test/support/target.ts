@@ -1,8 +1,9 @@
 /**
- * One behaviour suite, two targets (CONTRACT section 11). `startTarget` gives a test the same
- * handles whether it runs against the real server over HTTP on a loopback port or against the MSW
- * mocks in this process; the vitest project running the file decides which (`provide: { target }`
- * in vitest.config.ts). Tests talk to either only through `url` and `fetch`, so every response
+ * One behaviour suite, several targets (CONTRACT sections 11 and 13). `startTarget` gives a test
+ * the same handles whether it runs against the real server over HTTP on a loopback port (on the
+ * in-memory store, or on PostgreSQL with a database of the file's own) or against the MSW mocks
+ * in this process; the vitest project running the file decides which (`provide: { target }` in
+ * vitest.config.ts). Tests talk to either only through `url` and `fetch`, so every response
  * still goes through the contract check of `Api` (test/support/http.ts).
  */
 import { inject } from 'vitest';
@@ -10,7 +11,7 @@ import type { Plan, Role } from '../../src/service/records.js';
 import { ADMIN_SECRET, FakeClock } from './fixtures.js';
 import { Api } from './http.js';
 
-export type TargetKind = 'server' | 'mocks';
+export type TargetKind = 'server' | 'postgres' | 'mocks';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -50,21 +51,49 @@ export const MOCKS_BASE_URL = 'http://127.0.0.1:9';
 /** The target kind of the running project; a file outside the behaviour projects has none. */
 export function targetKind(): TargetKind {
   const kind = inject('target');
-  if (kind !== 'server' && kind !== 'mocks') {
-    throw new Error(`startTarget runs only in the behaviour:server and behaviour:mocks projects (test/behaviour/), got target=${String(kind)}`);
+  if (kind !== 'server' && kind !== 'postgres' && kind !== 'mocks') {
+    throw new Error(`startTarget runs only in the behaviour:server, behaviour:postgres and behaviour:mocks projects (test/behaviour/), got target=${String(kind)}`);
   }
   return kind;
 }
 
 export async function startTarget(opts: TargetOptions = {}): Promise<Target> {
-  return targetKind() === 'server' ? startServerTarget(opts) : startMocksTarget(opts);
+  const kind = targetKind();
+  if (kind === 'postgres') return startPostgresTarget(opts);
+  return kind === 'server' ? startServerTarget(opts) : startMocksTarget(opts);
 }
 
 async function startServerTarget(opts: TargetOptions): Promise<Target> {
   // Loaded here so that the mocks project never loads the server.
   const { startServer } = await import('./server.js');
-  const t = await startServer(opts);
+  // The behaviour:redis project runs the server on a RedisLimiter (test/engines/redis-global-setup.ts).
+  const t = await startServer({ ...opts, redisUrl: inject('redisUrl') });
   return { kind: 'server', url: t.url, admin: t.admin, anon: t.anon, clock: t.clock, client: t.client, close: t.close };
+}
+
+/**
+ * The real server on the PostgreSQL store, over a fresh database of this file's own, and on the
+ * Redis limiter (keys of its own), both engines the project's (test/engines/setup.ts).
+ */
+async function startPostgresTarget(opts: TargetOptions): Promise<Target> {
+  const { startServer } = await import('./server.js');
+  const { openTestPostgresStore } = await import('../engines/postgres-store.js');
+  const redisUrl = inject('redisUrl');
+  if (!redisUrl) throw new Error('behaviour:postgres needs the Redis of test/engines/setup.ts');
+  const pg = await openTestPostgresStore(inject('postgresUrl'));
+  const t = await startServer({ ...opts, store: pg.store, redisUrl });
+  return {
+    kind: 'postgres',
+    url: t.url,
+    admin: t.admin,
+    anon: t.anon,
+    clock: t.clock,
+    client: t.client,
+    async close() {
+      await t.close();
+      await pg.close();
+    },
+  };
 }
 
 /** MSW intercepts the process's global fetch, and two mock servers on one base URL would answer for each other. */

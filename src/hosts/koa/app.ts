@@ -21,7 +21,7 @@ export interface AppDeps extends Omit<PipelineDeps, 'hostHandlers' | 'logger'> {
 
 export async function createApp(deps: AppDeps): Promise<Koa> {
   const { logger } = deps;
-  const metrics = createMetrics();
+  const metrics = createMetrics(deps.limiter);
   const pipeline = await createPipeline({ ...deps, logger, hostHandlers: { ...docsHandlers(), ...metrics.handlers } });
   const app = new Koa();
   app.silent = true;

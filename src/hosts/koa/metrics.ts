@@ -1,6 +1,7 @@
 /** Prometheus metrics of the server host: one registry per app (no globals, so tests can build many apps). */
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Handlers } from '../../api/state.js';
+import type { Limiter } from '../../limits/limiter.js';
 
 export interface Metrics {
   registry: Registry;
@@ -9,9 +10,31 @@ export interface Metrics {
   handlers: Handlers;
 }
 
-export function createMetrics(): Metrics {
+export function createMetrics(limiter?: Limiter): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  // Which state the limiter answers from (CONTRACT section 13): Redis, or this process's own.
+  const limiterStatus = () => limiter?.status?.() ?? { backend: 'local' as const, fallbacks: 0 };
+  new Gauge({
+    name: 'petstore_limiter_backend',
+    help: 'The limiter state answering now: 1 for the backend in use (redis, or this process\'s own: local).',
+    labelNames: ['backend'] as const,
+    registers: [registry],
+    collect() {
+      const { backend } = limiterStatus();
+      this.set({ backend: 'redis' }, backend === 'redis' ? 1 : 0);
+      this.set({ backend: 'local' }, backend === 'local' ? 1 : 0);
+    },
+  });
+  new Counter({
+    name: 'petstore_limiter_fallbacks_total',
+    help: 'Switches from Redis to the local limiter because Redis did not answer.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(limiterStatus().fallbacks);
+    },
+  });
   const requests = new Counter({
     name: 'petstore_http_requests_total',
     help: 'HTTP requests by operation and status.',

@@ -1,0 +1,95 @@
+/**
+ * The schema, as versioned migrations applied in order at start-up (src/store/postgres/migrate.ts).
+ * A migration once released is never edited: a change of schema is a new version at the end.
+ *
+ * Names are kept in JavaScript's own lower case beside the name (`name_lower`), so substring
+ * search and the case-insensitive uniqueness of category names behave exactly as the in-memory
+ * store's whatever the database's locale; the trigram index makes `LIKE '%…%'` an index scan.
+ * Ids come from sequences: a rolled-back transaction leaves a gap, and no id is handed out twice.
+ * Texts that the service formats (dates, idempotency outcomes) are stored as given, byte for byte.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'records, sequences and indexes',
+    sql: `
+      CREATE EXTENSION IF NOT EXISTS pg_trgm;
+
+      CREATE SEQUENCE pets_id_seq;
+      CREATE SEQUENCE categories_id_seq;
+      CREATE SEQUENCE orders_id_seq;
+      CREATE SEQUENCE keys_id_seq;
+
+      CREATE TABLE categories (
+        id bigint PRIMARY KEY,
+        name text NOT NULL,
+        name_lower text NOT NULL,
+        description text
+      );
+      CREATE UNIQUE INDEX categories_name_lower_key ON categories (name_lower);
+
+      CREATE TABLE pets (
+        id bigint PRIMARY KEY,
+        name text NOT NULL,
+        name_lower text NOT NULL,
+        category_id bigint NOT NULL,
+        status text NOT NULL CHECK (status IN ('available', 'pending', 'sold')),
+        stock integer NOT NULL CHECK (stock >= 0)
+      );
+      CREATE INDEX pets_status_id ON pets (status, id);
+      CREATE INDEX pets_category_id ON pets (category_id, id);
+      CREATE INDEX pets_name_trgm ON pets USING gin (name_lower gin_trgm_ops);
+
+      CREATE TABLE orders (
+        id bigint PRIMARY KEY,
+        pet_id bigint NOT NULL,
+        quantity integer NOT NULL,
+        ship_date text,
+        complete boolean NOT NULL,
+        owner_key_id bigint NOT NULL
+      );
+      CREATE INDEX orders_pet_id ON orders (pet_id, id);
+      CREATE INDEX orders_open_pet ON orders (pet_id) WHERE NOT complete;
+      CREATE INDEX orders_owner_id ON orders (owner_key_id, id);
+
+      CREATE TABLE api_keys (
+        id bigint PRIMARY KEY,
+        name text NOT NULL,
+        role text NOT NULL,
+        plan text NOT NULL,
+        per_minute integer NOT NULL,
+        per_day integer NOT NULL,
+        created_at text NOT NULL,
+        hash text NOT NULL UNIQUE
+      );
+
+      CREATE TABLE bans (
+        key_id bigint PRIMARY KEY,
+        until bigint NOT NULL,
+        history bigint[] NOT NULL
+      );
+
+      CREATE TABLE idempotency (
+        scope text PRIMARY KEY,
+        fingerprint text NOT NULL,
+        outcome text NOT NULL,
+        created_at bigint NOT NULL
+      );
+      CREATE INDEX idempotency_created_at ON idempotency (created_at);
+
+      -- A request under way with an Idempotency-Key, whichever process runs it: a repeat sent to
+      -- another process waits for it. A claim lapses at expires_at should its process die.
+      CREATE TABLE idempotency_claims (
+        scope text PRIMARY KEY,
+        token text NOT NULL,
+        expires_at timestamptz NOT NULL
+      );
+    `,
+  },
+];

@@ -1,0 +1,269 @@
+/**
+ * The store on PostgreSQL (CONTRACT section 13), for several gateway processes over one database.
+ * Reads outside a transaction see committed rows only, so a reader sees a write once it is durable
+ * (committed); a transaction is BEGIN … COMMIT on one pooled connection (see postgres-tx.ts for the
+ * locks), and one that fails is rolled back whole: nothing of it is ever visible, and its ids,
+ * taken from sequences, are skipped, never handed out again. A transaction that lost a race to a
+ * concurrent one (deadlock, serialization failure, a unique index filled meanwhile) runs again
+ * from the start, a few times. A database that is away answers ServiceUnavailableError
+ * (availability.ts); a COMMIT whose connection drops before its answer is also answered so, though
+ * PostgreSQL may have committed it (as with any client of any database).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Pool, PoolClient } from 'pg';
+import type { PetQuery, OrderQuery, PageQuery, Store, StoreTx } from '../store.js';
+import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../../service/records.js';
+import { ServiceUnavailableError } from '../../service/errors.js';
+import { Availability } from './availability.js';
+import { isRetryable, isUnavailable } from './pg-errors.js';
+import { PostgresTx } from './postgres-tx.js';
+import * as row from './rows.js';
+
+/** Runs of a transaction that keeps losing races before its error is answered. */
+const ATTEMPTS = 8;
+/** How long an idempotency claim outlives a process that died holding it (beyond the request timeout). */
+const CLAIM_TTL_SECONDS = 60;
+/** A repeat waiting on another process's claim looks again this often (ms), and gives up after CLAIM_WAIT_MS. */
+const CLAIM_POLL_MS = 25;
+const CLAIM_WAIT_MS = 65_000;
+/**
+ * Every request looks its key up by hash. A key found is remembered this long (ms) and at most
+ * KEYS_REMEMBERED of them: a key revoked through another process is refused everywhere within a
+ * second (CONTRACT section 13), through this one at once. Unknown hashes are never remembered, so a
+ * key made through another process works at once. Bans are never remembered.
+ */
+const KEY_TTL_MS = 500;
+const KEYS_REMEMBERED = 10_000;
+
+type Filter = { where: string; params: unknown[] };
+
+/** `LIKE` with the pattern's own `%`, `_` and `\` taken literally. */
+export function containsPattern(s: string): string {
+  return `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+function petFilter(q: Omit<PetQuery, 'after' | 'limit'>, after = 0): Filter {
+  const params: unknown[] = [row.afterArg(after)];
+  const cond = ['id > $1'];
+  if (q.statuses) cond.push(`status = ANY($${params.push([...q.statuses])})`);
+  if (q.categoryId !== undefined) cond.push(`category_id = $${params.push(row.idArg(q.categoryId))}`);
+  if (q.ids) cond.push(`id = ANY($${params.push(q.ids.map(row.idArg))}::bigint[])`);
+  if (q.nameContains !== undefined && q.nameContains !== '') cond.push(`name_lower LIKE $${params.push(containsPattern(q.nameContains))} ESCAPE '\\'`);
+  return { where: cond.join(' AND '), params };
+}
+
+function afterOnly(after: number): Filter {
+  return { where: 'id > $1', params: [row.afterArg(after)] };
+}
+
+function orderFilter(q: Omit<OrderQuery, 'after' | 'limit'>, after = 0): Filter {
+  const params: unknown[] = [row.afterArg(after)];
+  const cond = ['id > $1'];
+  if (q.petId !== undefined) cond.push(`pet_id = $${params.push(row.idArg(q.petId))}`);
+  if (q.complete !== undefined) cond.push(`complete = $${params.push(q.complete)}`);
+  if (q.ownerKeyId !== undefined) cond.push(`owner_key_id = $${params.push(row.idArg(q.ownerKeyId))}`);
+  return { where: cond.join(' AND '), params };
+}
+
+/** Postgres Store's view of one id list: the rows in the order asked for. */
+function inOrder<T extends { id: number }>(ids: readonly number[], found: T[]): (T | undefined)[] {
+  const byId = new Map(found.map((r) => [r.id, r]));
+  return ids.map((id) => byId.get(id));
+}
+
+export class PostgresStore implements Store {
+  private readonly keysByHash = new Map<string, { key: KeyRecord; until: number }>();
+  /** Counts revocations through this process: a lookup that overlapped one is not remembered. */
+  private revocations = 0;
+
+  constructor(
+    readonly pool: Pool,
+    readonly availability: Availability,
+  ) {}
+
+  private async rows(sql: string, params: unknown[] = []): Promise<Record<string, any>[]> {
+    this.availability.check();
+    try {
+      return (await this.pool.query(sql, params)).rows;
+    } catch (err) {
+      throw this.availability.translate(err);
+    }
+  }
+
+  private async count(t: row.Table<unknown>, f: Filter = afterOnly(0)): Promise<number> {
+    const [r] = await this.rows(`SELECT count(*) AS n FROM ${t.name} WHERE ${f.where}`, f.params);
+    return Number(r!.n);
+  }
+
+  private async one<T>(t: row.Table<T>, key: number | string): Promise<T | undefined> {
+    return row.first(await this.rows(row.selectOne(t), [typeof key === 'number' ? row.idArg(key) : key]), t.map);
+  }
+
+  private async many<T extends { id: number }>(t: row.Table<T>, ids: readonly number[]): Promise<(T | undefined)[]> {
+    if (!ids.length) return [];
+    return inOrder(ids, (await this.rows(`SELECT ${t.columns} FROM ${t.name} WHERE id = ANY($1::bigint[])`, [ids.map(row.idArg)])).map(t.map));
+  }
+
+  /** A keyset page: the records after `after` that pass `f`, ascending by id. */
+  private async page<T>(t: row.Table<T>, f: Filter, limit: number): Promise<T[]> {
+    return (await this.rows(`SELECT ${t.columns} FROM ${t.name} WHERE ${f.where} ORDER BY id LIMIT $${f.params.push(limit)}`, f.params)).map(t.map);
+  }
+
+  getPet(id: number): Promise<PetRecord | undefined> {
+    return this.one(row.PETS, id);
+  }
+  getPets(ids: readonly number[]): Promise<(PetRecord | undefined)[]> {
+    return this.many(row.PETS, ids);
+  }
+  listPets(q: PetQuery): Promise<PetRecord[]> {
+    return this.page(row.PETS, petFilter(q, q.after), q.limit);
+  }
+  countPets(q: Omit<PetQuery, 'after' | 'limit'>): Promise<number> {
+    return this.count(row.PETS, petFilter(q));
+  }
+
+  getCategory(id: number): Promise<Category | undefined> {
+    return this.one(row.CATEGORIES, id);
+  }
+  getCategories(ids: readonly number[]): Promise<(Category | undefined)[]> {
+    return this.many(row.CATEGORIES, ids);
+  }
+  listCategories(q: PageQuery): Promise<Category[]> {
+    return this.page(row.CATEGORIES, afterOnly(q.after), q.limit);
+  }
+  countCategories(): Promise<number> {
+    return this.count(row.CATEGORIES);
+  }
+
+  getOrder(id: number): Promise<OrderRecord | undefined> {
+    return this.one(row.ORDERS, id);
+  }
+  listOrders(q: OrderQuery): Promise<OrderRecord[]> {
+    return this.page(row.ORDERS, orderFilter(q, q.after), q.limit);
+  }
+  countOrders(q: Omit<OrderQuery, 'after' | 'limit'>): Promise<number> {
+    return this.count(row.ORDERS, orderFilter(q));
+  }
+
+  getKey(id: number): Promise<KeyRecord | undefined> {
+    return this.one(row.KEYS, id);
+  }
+  async getKeyByHash(hash: string): Promise<KeyRecord | undefined> {
+    const now = Date.now();
+    const known = this.keysByHash.get(hash);
+    if (known && known.until > now) return known.key;
+    const revocations = this.revocations;
+    const key = row.first(await this.rows(`SELECT ${row.KEY_COLUMNS} FROM api_keys WHERE hash = $1`, [hash]), row.key);
+    if (!key || revocations !== this.revocations) this.keysByHash.delete(hash);
+    else {
+      if (this.keysByHash.size >= KEYS_REMEMBERED) this.keysByHash.clear();
+      this.keysByHash.set(hash, { key, until: now + KEY_TTL_MS });
+    }
+    return key;
+  }
+  listKeys(q: PageQuery): Promise<KeyRecord[]> {
+    return this.page(row.KEYS, afterOnly(q.after), q.limit);
+  }
+  countKeys(): Promise<number> {
+    return this.count(row.KEYS);
+  }
+
+  getIdempotency(scope: string): Promise<IdempotencyRecord | undefined> {
+    return this.one(row.IDEMPOTENCY, scope);
+  }
+  async expiredIdempotency(cutoff: number): Promise<string[]> {
+    return (await this.rows('SELECT scope FROM idempotency WHERE created_at < $1', [cutoff])).map((r) => r.scope as string);
+  }
+  getBan(keyId: number): Promise<BanRecord | undefined> {
+    return this.one(row.BANS, keyId);
+  }
+
+  /** A sequence that was ever advanced has handed out an id, even to a transaction rolled back since. */
+  async hasEverHeldData(): Promise<boolean> {
+    const [r] = await this.rows(
+      'SELECT (SELECT is_called FROM pets_id_seq) OR (SELECT is_called FROM categories_id_seq) OR (SELECT is_called FROM orders_id_seq) AS held',
+    );
+    return r!.held === true;
+  }
+
+  async transaction<R>(fn: (tx: StoreTx) => Promise<R>): Promise<R> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.once(fn);
+      } catch (err) {
+        if (attempt < ATTEMPTS && isRetryable(err)) {
+          await sleep(Math.random() * 5 * attempt);
+          continue;
+        }
+        throw this.availability.translate(err);
+      }
+    }
+  }
+
+  private async once<R>(fn: (tx: StoreTx) => Promise<R>): Promise<R> {
+    const client = await this.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const tx = new PostgresTx(client);
+      const result = await fn(tx);
+      await client.query('COMMIT');
+      if (tx.revokedKey) {
+        this.revocations++;
+        this.keysByHash.clear();
+      }
+      return result;
+    } catch (err) {
+      if (isUnavailable(err)) broken = err as Error;
+      else await client.query('ROLLBACK').catch((e: Error) => (broken = e));
+      throw err;
+    } finally {
+      // A connection that failed is closed, not handed to the next transaction.
+      client.release(broken);
+    }
+  }
+
+  private async connect(): Promise<PoolClient> {
+    this.availability.check();
+    try {
+      return await this.pool.connect();
+    } catch (err) {
+      throw this.availability.translate(err);
+    }
+  }
+
+  /**
+   * Claims an idempotency scope for this request, across every process: the first to insert the
+   * claim runs the request; a repeat, wherever it arrives, waits until the claim is released (the
+   * outcome is then on record) or lapses (its process died). The claim's expiry is the database's
+   * clock, the same for every process.
+   */
+  async claimIdempotency(scope: string): Promise<() => Promise<void>> {
+    const token = randomUUID();
+    const deadline = Date.now() + CLAIM_WAIT_MS;
+    for (;;) {
+      const claimed = await this.rows(
+        `INSERT INTO idempotency_claims (scope, token, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))
+         ON CONFLICT (scope) DO UPDATE SET token = excluded.token, expires_at = excluded.expires_at
+           WHERE idempotency_claims.expires_at < now()
+         RETURNING token`,
+        [scope, token, CLAIM_TTL_SECONDS],
+      );
+      if (claimed.length) break;
+      if (Date.now() > deadline) throw new ServiceUnavailableError('A request with this Idempotency-Key is still under way.');
+      await sleep(CLAIM_POLL_MS);
+    }
+    return async () => {
+      await this.rows('DELETE FROM idempotency_claims WHERE scope = $1 AND token = $2', [scope, token]);
+    };
+  }
+
+  async close(): Promise<void> {
+    this.availability.close();
+    await this.pool.end();
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
