@@ -38,7 +38,7 @@ export const BOOTSTRAP_LIMITS = { perMinute: 10_000, perDay: 10_000_000 };
  * through this process is refused at once (revoke() forgets every remembered secret); one
  * revoked by another process sharing the store is refused within this time.
  */
-export const AUTH_CACHE_MS = 1_000;
+export const AUTH_CACHE_MS = 500;
 /** Most secrets remembered at once; past it the oldest are forgotten first. */
 export const AUTH_CACHE_ENTRIES = 10_000;
 

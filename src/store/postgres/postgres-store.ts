@@ -26,14 +26,6 @@ const CLAIM_TTL_SECONDS = 60;
 /** A repeat waiting on another process's claim looks again this often (ms), and gives up after CLAIM_WAIT_MS. */
 const CLAIM_POLL_MS = 25;
 const CLAIM_WAIT_MS = 65_000;
-/**
- * Every request looks its key up by hash. A key found is remembered this long (ms) and at most
- * KEYS_REMEMBERED of them: a key revoked through another process is refused everywhere within a
- * second (CONTRACT section 13), through this one at once. Unknown hashes are never remembered, so a
- * key made through another process works at once. Bans are never remembered.
- */
-const KEY_TTL_MS = 500;
-const KEYS_REMEMBERED = 10_000;
 
 type Filter = { where: string; params: unknown[] };
 
@@ -72,10 +64,6 @@ function inOrder<T extends { id: number }>(ids: readonly number[], found: T[]): 
 }
 
 export class PostgresStore implements Store {
-  private readonly keysByHash = new Map<string, { key: KeyRecord; until: number }>();
-  /** Counts revocations through this process: a lookup that overlapped one is not remembered. */
-  private revocations = 0;
-
   constructor(
     readonly pool: Pool,
     readonly availability: Availability,
@@ -148,18 +136,10 @@ export class PostgresStore implements Store {
   getKey(id: number): Promise<KeyRecord | undefined> {
     return this.one(row.KEYS, id);
   }
+  // Not remembered here: KeyService remembers authenticated keys for AUTH_CACHE_MS (1 s), which is
+  // what bounds how soon a revocation through another process is seen (CONTRACT section 13).
   async getKeyByHash(hash: string): Promise<KeyRecord | undefined> {
-    const now = Date.now();
-    const known = this.keysByHash.get(hash);
-    if (known && known.until > now) return known.key;
-    const revocations = this.revocations;
-    const key = row.first(await this.rows(`SELECT ${row.KEY_COLUMNS} FROM api_keys WHERE hash = $1`, [hash]), row.key);
-    if (!key || revocations !== this.revocations) this.keysByHash.delete(hash);
-    else {
-      if (this.keysByHash.size >= KEYS_REMEMBERED) this.keysByHash.clear();
-      this.keysByHash.set(hash, { key, until: now + KEY_TTL_MS });
-    }
-    return key;
+    return row.first(await this.rows(`SELECT ${row.KEY_COLUMNS} FROM api_keys WHERE hash = $1`, [hash]), row.key);
   }
   listKeys(q: PageQuery): Promise<KeyRecord[]> {
     return this.page(row.KEYS, afterOnly(q.after), q.limit);
@@ -208,10 +188,6 @@ export class PostgresStore implements Store {
       const tx = new PostgresTx(client);
       const result = await fn(tx);
       await client.query('COMMIT');
-      if (tx.revokedKey) {
-        this.revocations++;
-        this.keysByHash.clear();
-      }
       return result;
     } catch (err) {
       if (isUnavailable(err)) broken = err as Error;

@@ -20,9 +20,6 @@ const SEQUENCES: Record<CounterName, string> = {
 };
 
 export class PostgresTx implements StoreTx {
-  /** Whether this transaction revoked a key (the store then forgets the keys it remembers). */
-  revokedKey = false;
-
   constructor(private readonly client: PoolClient) {}
 
   private async rows(sql: string, params: unknown[]): Promise<Record<string, any>[]> {
@@ -101,7 +98,6 @@ export class PostgresTx implements StoreTx {
     );
   }
   deleteKey(id: number): Promise<void> {
-    this.revokedKey = true;
     return this.run('DELETE FROM api_keys WHERE id = $1', [row.idArg(id)]);
   }
 
