@@ -11,7 +11,7 @@
  * either, so Apollo never validates (it would redo the work with graphql-js's quadratic rules).
  */
 import { HeaderMap, type ApolloServer } from '@apollo/server';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, OverlappingFieldsCanBeMergedRule } from 'graphql';
 import { BadRequestError, MethodNotAllowedError } from '../service/errors.js';
 import type { Services } from '../service/services.js';
 import type { Admit } from '../api/admission.js';
@@ -23,6 +23,7 @@ import type { Contract } from '../contract/openapi.js';
 import { buildSchema, createApollo } from './apollo.js';
 import { createDocumentCache, type DocumentCache } from './documents.js';
 import { KnownOperationTypes } from './known-operation-types.js';
+import { OverlappingFieldsCanBeMerged } from './overlapping-fields.js';
 import { runFastPath } from './fast-path.js';
 import { errorsBody, formatErrors } from './format-error.js';
 import { createLoaders } from './loaders.js';
@@ -60,7 +61,9 @@ export async function createGraphQLMount(opts: GraphQLOptions): Promise<GraphQLM
   const schema = buildSchema(opts.contract);
   const fast = opts.fastPath ?? true;
   const apollo = await createApollo({ schema, maxCost: opts.maxCost, validatedBefore: fast });
-  const documents = fast ? createDocumentCache({ schema, rules: [KnownOperationTypes] }) : undefined;
+  const documents = fast
+    ? createDocumentCache({ schema, rules: [KnownOperationTypes, OverlappingFieldsCanBeMerged], replacing: [OverlappingFieldsCanBeMergedRule] })
+    : undefined;
   return graphqlMount({ ...opts, apollo, documents });
 }
 
