@@ -10,7 +10,7 @@
  */
 import type { Contract } from '../contract/openapi.js';
 import { operationsOf } from '../contract/openapi.js';
-import { createGraphQLMount, GRAPHQL_PATH } from '../graphql/mount.js';
+import { createGraphQLMount, GRAPHQL_PATH, type GraphQLOptions } from '../graphql/mount.js';
 import { Admission, type BanThresholds } from '../limits/admission.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { Clock } from '../service/clock.js';
@@ -42,8 +42,8 @@ export interface PipelineDeps {
   sunset: Date;
   /** PETSTORE_GRAPHQL_MAX_COST (default 1000). */
   graphqlMaxCost?: number;
-  /** Tests only: false sends every GraphQL request through Apollo alone (the fast path's reference). */
-  graphqlFastPath?: boolean;
+  /** Tests only: the GraphQL fast path's switches (src/graphql/mount.ts). */
+  graphql?: Pick<GraphQLOptions, 'fastPath' | 'compileAfter'>;
   /** PETSTORE_CORS_ORIGINS as a list (default: none, no CORS headers). */
   corsOrigins?: readonly string[];
   /** Whether the store can serve and make writes durable (GET /readyz). */
@@ -85,7 +85,7 @@ export async function createPipeline(deps: PipelineDeps): Promise<Pipeline> {
     admit,
     operations: graphqlOperations(contract),
     maxCost: deps.graphqlMaxCost ?? 1000,
-    fastPath: deps.graphqlFastPath,
+    ...deps.graphql,
   });
 
   return async (req) => {

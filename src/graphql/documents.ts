@@ -6,6 +6,7 @@
  */
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import {
+  execute,
   getOperationAST,
   GraphQLError,
   Kind,
@@ -13,6 +14,7 @@ import {
   specifiedRules,
   validate,
   type DocumentNode,
+  type ExecutionResult,
   type FragmentDefinitionNode,
   type GraphQLSchema,
   type OperationDefinitionNode,
@@ -21,13 +23,19 @@ import {
 import { costUsesVariables, measure, type Complexity } from './complexity.js';
 import { isTokenLimitError, MAX_TOKENS } from './token-limit.js';
 
+type PromiseOrValue<T> = Promise<T> | T;
+
 
 export interface PreparedOperation {
   operation: OperationDefinitionNode;
-  /** The compiled plan, or the errors graphql-jit found compiling it. */
-  plan: CompiledQuery | { errors: readonly GraphQLError[] };
   /** The measured depth and cost, fixed unless a `first` takes a variable. */
   complexity(variables: Record<string, unknown>): Complexity;
+  /**
+   * Runs the operation: with graphql-js for its first `compileAfter` runs, then with the plan
+   * graphql-jit compiled for it (compiling costs milliseconds, so a query sent once, such as one
+   * with an id written into it, is not worth a plan).
+   */
+  execute(context: unknown, variables: Record<string, unknown>): PromiseOrValue<ExecutionResult>;
 }
 
 export type Prepared =
@@ -42,6 +50,8 @@ export interface DocumentCacheOptions {
   rules: readonly ValidationRule[];
   /** Specified rules to leave out, each replaced by one of `rules`. */
   replacing?: readonly ValidationRule[];
+  /** Runs of an operation before it is compiled (default 10; 0 compiles at once). */
+  compileAfter?: number;
   maxEntries?: number;
   maxBytes?: number;
 }
@@ -68,7 +78,7 @@ export function createDocumentCache(opts: DocumentCacheOptions): DocumentCache {
     }
     const errors = validate(schema, document, rules);
     if (errors.length) return { kind: 'invalid', errors };
-    return { kind: 'valid', document, operation: operations(schema, document) };
+    return { kind: 'valid', document, operation: operations(schema, document, opts.compileAfter ?? 10) };
   };
 
   return {
@@ -94,7 +104,7 @@ export function createDocumentCache(opts: DocumentCacheOptions): DocumentCache {
 }
 
 /** The document's operations by name, each resolved, measured and compiled on first use. */
-function operations(schema: GraphQLSchema, document: DocumentNode): (name: string | undefined) => PreparedOperation | undefined {
+function operations(schema: GraphQLSchema, document: DocumentNode, compileAfter: number): (name: string | undefined) => PreparedOperation | undefined {
   const fragments: Record<string, FragmentDefinitionNode> = {};
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
   const variableCost = costUsesVariables(document);
@@ -105,13 +115,21 @@ function operations(schema: GraphQLSchema, document: DocumentNode): (name: strin
     const root = operation && schema.getRootType(operation.operation);
     let prepared: PreparedOperation | undefined;
     if (operation && root) {
-      const compiled = compileQuery(schema, document, name);
-      const plan = isCompiledQuery(compiled) ? compiled : { errors: compiled.errors ?? [] };
       const fixed = variableCost ? undefined : measure(schema, root, operation.selectionSet, fragments, {});
+      let runs = 0;
+      let plan: CompiledQuery | undefined;
       prepared = {
         operation,
-        plan,
         complexity: (variables) => fixed ?? measure(schema, root, operation.selectionSet, fragments, variables),
+        execute(contextValue, variableValues) {
+          if (!plan && runs++ === compileAfter) {
+            const compiled = compileQuery(schema, document, name);
+            // What graphql-jit cannot compile keeps running on graphql-js.
+            if (isCompiledQuery(compiled)) plan = compiled;
+          }
+          if (plan) return plan.query(undefined, contextValue, variableValues);
+          return execute({ schema, document, operationName: name, contextValue, variableValues });
+        },
       };
     }
     // Only names that resolve are kept: a client cannot grow the map with made-up names.

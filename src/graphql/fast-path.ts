@@ -1,11 +1,10 @@
 /**
- * The fast path: runs a cached, validated operation through its compiled graphql-jit plan and
+ * The fast path: runs a cached, validated operation (graphql-js, then its graphql-jit plan) and
  * writes the body Apollo would write for it (`errors`, `data`, then `extensions` with the
  * budget and the cost; errors through the same formatError). It declines (undefined) whatever
  * Apollo answers in its own words: an operation over the limits, a mutation by GET, variables
  * that do not coerce. Declining happens before any resolver runs.
  */
-import { isCompiledQuery } from 'graphql-jit';
 import type { GraphQLError } from 'graphql';
 import { overLimits } from './complexity.js';
 import type { GraphQLContext } from './context.js';
@@ -20,12 +19,11 @@ export async function runFastPath(
   context: GraphQLContext,
   maxCost: number,
 ): Promise<string | undefined> {
-  if (!isCompiledQuery(op.plan)) return undefined;
   if (method !== 'POST' && op.operation.operation !== 'query') return undefined;
   const measured = op.complexity(req.variables);
   if (overLimits(measured, maxCost)) return undefined;
   context.cost = measured.cost;
-  const result = await op.plan.query(undefined, context, req.variables);
+  const result = await op.execute(context, req.variables);
   // No data at all: the variables did not coerce, and nothing ran.
   if (result.data === undefined) return undefined;
   const extensions: Record<string, unknown> = {};

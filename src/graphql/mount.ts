@@ -54,6 +54,8 @@ export interface GraphQLOptions {
   maxCost: number;
   /** false: every request through Apollo's whole pipeline (the reference the fast path is tested against). */
   fastPath?: boolean;
+  /** Runs of an operation before graphql-jit compiles it (documents.ts). */
+  compileAfter?: number;
 }
 
 /** The schema, the document cache and Apollo, built once, behind the mount. */
@@ -62,7 +64,12 @@ export async function createGraphQLMount(opts: GraphQLOptions): Promise<GraphQLM
   const fast = opts.fastPath ?? true;
   const apollo = await createApollo({ schema, maxCost: opts.maxCost, validatedBefore: fast });
   const documents = fast
-    ? createDocumentCache({ schema, rules: [KnownOperationTypes, OverlappingFieldsCanBeMerged], replacing: [OverlappingFieldsCanBeMergedRule] })
+    ? createDocumentCache({
+        schema,
+        rules: [KnownOperationTypes, OverlappingFieldsCanBeMerged],
+        replacing: [OverlappingFieldsCanBeMergedRule],
+        compileAfter: opts.compileAfter,
+      })
     : undefined;
   return graphqlMount({ ...opts, apollo, documents });
 }

@@ -19,7 +19,7 @@ const ADMIN = 'psk_enterprise_ParityAdminKey00000000000000000000';
 const CUSTOMER = 'psk_free_ParityCustomerKey00000000000000000000';
 const NOW = Date.parse('2026-11-23T12:00:00Z');
 
-async function pipelineWith(fastPath: boolean): Promise<Pipeline> {
+async function pipelineWith(graphql: { fastPath: boolean; compileAfter?: number }): Promise<Pipeline> {
   const clock = { now: () => NOW };
   const services = createServices({
     store: new MemoryStore(),
@@ -36,7 +36,7 @@ async function pipelineWith(fastPath: boolean): Promise<Pipeline> {
     banThresholds: { threshold: 10, windowSeconds: 60 },
     sunset: new Date('2027-06-30T23:59:59Z'),
     graphqlMaxCost: 300,
-    graphqlFastPath: fastPath,
+    graphql,
   });
 }
 
@@ -117,14 +117,17 @@ const REQUESTS: [string, ApiRequest][] = [
   ['delete', q('mutation { deletePet(id: "7") }')],
 ];
 
-describe('the GraphQL fast path answers exactly as Apollo does', () => {
+describe.each([
+  ['graphql-js', Infinity],
+  ['graphql-jit plans', 0],
+])('the GraphQL fast path, executing with %s, answers exactly as Apollo does', (_, compileAfter) => {
   const viaApollo: ApiResponse[] = [];
   const viaFastPath: ApiResponse[] = [];
   /** The requests the fast pipeline left to Apollo. */
   const leftToApollo: string[] = [];
 
   beforeAll(async () => {
-    const [apollo, fast] = [await pipelineWith(false), await pipelineWith(true)];
+    const [apollo, fast] = [await pipelineWith({ fastPath: false }), await pipelineWith({ fastPath: true, compileAfter })];
     const apolloCalls = vi.spyOn(ApolloServer.prototype, 'executeHTTPGraphQLRequest');
     try {
       for (const [name, req] of REQUESTS) {
