@@ -6,6 +6,9 @@
  *   control) are disabled in src/graphql/apollo.ts, and their modules are left out of the bundle,
  *   since their Node imports (zlib, os) do not bundle for a browser;
  * - its hashing helper gets @noble/hashes instead of Node's crypto;
+ * - graphql-jit's JSON serializer generator (fast-json-stringify, used only with its
+ *   `customJSONSerializer` option, which src/graphql never sets) is left out: it reads
+ *   `process.versions` when loaded;
  * - `Buffer` and `process.env` come from mocks/browser-globals.ts.
  * `msw` stays an import, so the page shares one msw with the worker script `msw init` wrote.
  */
@@ -23,6 +26,10 @@ export function createHash(kind) {
   const h = hash.create();
   return { update(s) { h.update(typeof s === 'string' ? utf8ToBytes(s) : s); return this; }, digest(enc) { const d = h.digest(); return enc === 'hex' ? bytesToHex(d) : d; } };
 }`;
+
+/** Loaded by graphql-jit, called only with customJSONSerializer (never set in src/graphql). */
+const FAST_JSON_STRINGIFY = /fast-json-stringify\/index\.js$/;
+const NO_FAST_JSON_STRINGIFY = `export default function fastJson() { throw new Error('fast-json-stringify is left out of the browser mocks'); }`;
 
 const APOLLO_OPTIONAL_PLUGIN = /@apollo\/server\/dist\/esm\/plugin\/(usageReporting|schemaReporting|inlineTrace|landingPage\/default|cacheControl|disableSuggestions)\/index\.js$/;
 
@@ -45,6 +52,7 @@ export default defineConfig({
         // Never imported at run time (src/graphql/apollo.ts disables each), so an empty module serves.
         if (APOLLO_OPTIONAL_PLUGIN.test(id)) return 'export {};';
         if (APOLLO_CREATEHASH.test(id)) return NOBLE_CREATEHASH;
+        if (FAST_JSON_STRINGIFY.test(id)) return NO_FAST_JSON_STRINGIFY;
         return undefined;
       },
     },

@@ -10,8 +10,7 @@
  */
 import type { Contract } from '../contract/openapi.js';
 import { operationsOf } from '../contract/openapi.js';
-import { createApollo } from '../graphql/apollo.js';
-import { graphqlMount, GRAPHQL_PATH } from '../graphql/mount.js';
+import { createGraphQLMount, GRAPHQL_PATH, type GraphQLOptions } from '../graphql/mount.js';
 import { Admission, type BanThresholds } from '../limits/admission.js';
 import type { Limiter } from '../limits/limiter.js';
 import type { Clock } from '../service/clock.js';
@@ -43,6 +42,8 @@ export interface PipelineDeps {
   sunset: Date;
   /** PETSTORE_GRAPHQL_MAX_COST (default 1000). */
   graphqlMaxCost?: number;
+  /** Tests only: the GraphQL fast path's switches (src/graphql/mount.ts). */
+  graphql?: Pick<GraphQLOptions, 'fastPath' | 'compileAfter'>;
   /** PETSTORE_CORS_ORIGINS as a list (default: none, no CORS headers). */
   corsOrigins?: readonly string[];
   /** Whether the store can serve and make writes durable (GET /readyz). */
@@ -78,11 +79,13 @@ export async function createPipeline(deps: PipelineDeps): Promise<Pipeline> {
       ...deps.hostHandlers,
     },
   });
-  const graphql = graphqlMount({
-    apollo: await createApollo({ contract, maxCost: deps.graphqlMaxCost ?? 1000 }),
+  const graphql = await createGraphQLMount({
+    contract,
     services,
     admit,
     operations: graphqlOperations(contract),
+    maxCost: deps.graphqlMaxCost ?? 1000,
+    ...deps.graphql,
   });
 
   return async (req) => {

@@ -20,10 +20,16 @@ import { formatError } from './format-error.js';
 import { KnownOperationTypes } from './known-operation-types.js';
 import { createInputChecker } from './inputs.js';
 import { createResolvers } from './resolvers.js';
+import { MAX_TOKENS } from './token-limit.js';
 
 export interface ApolloOptions {
-  contract: Contract;
+  schema: GraphQLSchema;
   maxCost: number;
+  /**
+   * The mount validates every document before Apollo sees it (documents.ts), so Apollo need not
+   * validate again; false for an Apollo that is the only path (the parity tests' reference).
+   */
+  validatedBefore: boolean;
   /** Stack traces in error responses: only with an explicit development flag. */
   development?: boolean;
 }
@@ -37,8 +43,11 @@ export function buildSchema(contract: Contract): GraphQLSchema {
 
 export async function createApollo(opts: ApolloOptions): Promise<ApolloServer<GraphQLContext>> {
   const apollo = new ApolloServer<GraphQLContext>({
-    schema: buildSchema(opts.contract),
+    schema: opts.schema,
     formatError,
+    // Refused before validation; format-error.ts maps the parser's refusal to QUERY_TOO_COMPLEX.
+    parseOptions: { maxTokens: MAX_TOKENS },
+    dangerouslyDisableValidation: opts.validatedBefore,
     // Compact JSON: Apollo's default pretty-prints every response (bigger and slower).
     stringifyResult: (value) => JSON.stringify(value),
     includeStacktraceInErrorResponses: opts.development ?? false,

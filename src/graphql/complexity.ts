@@ -11,6 +11,8 @@ import {
   isInterfaceType,
   Kind,
   GraphQLError,
+  visit,
+  type DocumentNode,
   type FragmentDefinitionNode,
   type GraphQLNamedType,
   type GraphQLSchema,
@@ -47,7 +49,27 @@ export function measure(
     return DEFAULT_FIRST;
   };
 
-  const walk = (set: SelectionSetNode, type: GraphQLNamedType, level: number, multiplier: number, seen: Set<string>): Complexity => {
+  // A named fragment's cost is linear in the multiplier and its depth shifts with the level, so
+  // each is measured once, at level 1 and multiplier 1: a fragment spread many times (or a chain
+  // of fragments each spreading the next twice) costs one walk, not one per spread.
+  const perFragment = new Map<string, Complexity>();
+  const inProgress = new Set<string>();
+
+  const fragment = (name: string, type: GraphQLNamedType): Complexity => {
+    let c = perFragment.get(name);
+    if (c) return c;
+    const frag = fragments[name];
+    // Unknown and cyclic spreads count nothing (validation refuses both before this matters).
+    if (!frag || inProgress.has(name)) return { depth: 0, cost: 0 };
+    inProgress.add(name);
+    const cond = schema.getType(frag.typeCondition.name.value) ?? type;
+    c = walk(frag.selectionSet, cond, 1, 1);
+    inProgress.delete(name);
+    perFragment.set(name, c);
+    return c;
+  };
+
+  const walk = (set: SelectionSetNode, type: GraphQLNamedType, level: number, multiplier: number): Complexity => {
     let depth = level - 1;
     let cost = 0;
     for (const sel of set.selections) {
@@ -60,16 +82,16 @@ export function measure(
         if (!def) continue;
         const child = getNamedType(def.type);
         const childMult = child.name.endsWith('Connection') ? multiplier * Math.max(0, firstOf(sel.arguments)) : multiplier;
-        const sub = walk(sel.selectionSet, child, level + 1, childMult, seen);
+        const sub = walk(sel.selectionSet, child, level + 1, childMult);
         depth = Math.max(depth, sub.depth);
         cost += sub.cost;
+      } else if (sel.kind === Kind.FRAGMENT_SPREAD) {
+        const sub = fragment(sel.name.value, type);
+        depth = Math.max(depth, sub.depth + level - 1);
+        cost += sub.cost * multiplier;
       } else {
-        const frag = sel.kind === Kind.FRAGMENT_SPREAD ? fragments[sel.name.value] : sel;
-        if (!frag || (sel.kind === Kind.FRAGMENT_SPREAD && seen.has(sel.name.value))) continue;
-        const cond = frag.typeCondition ? schema.getType(frag.typeCondition.name.value) : type;
-        const inner = new Set(seen);
-        if (sel.kind === Kind.FRAGMENT_SPREAD) inner.add(sel.name.value);
-        const sub = walk(frag.selectionSet, cond ?? type, level, multiplier, inner);
+        const cond = sel.typeCondition ? schema.getType(sel.typeCondition.name.value) : type;
+        const sub = walk(sel.selectionSet, cond ?? type, level, multiplier);
         depth = Math.max(depth, sub.depth);
         cost += sub.cost;
       }
@@ -77,7 +99,25 @@ export function measure(
     return { depth, cost };
   };
 
-  return walk(selectionSet, root, 1, 1, new Set());
+  return walk(selectionSet, root, 1, 1);
+}
+
+/** Whether an operation's cost depends on its variables (a `first: $n` in it or a fragment it uses). */
+export function costUsesVariables(document: DocumentNode): boolean {
+  let uses = false;
+  visit(document, {
+    Argument(node) {
+      if (node.name.value === 'first' && node.value.kind === Kind.VARIABLE) uses = true;
+    },
+  });
+  return uses;
+}
+
+/** The refusal for a measured operation over the limits, if it is over them. */
+export function overLimits({ depth, cost }: Complexity, maxCost: number): GraphQLError | undefined {
+  if (depth > MAX_DEPTH) return refuse(`The query is ${depth} levels deep; at most ${MAX_DEPTH} are allowed.`);
+  if (cost > maxCost) return refuse(`The query costs ${cost}; at most ${maxCost} is allowed.`);
+  return undefined;
 }
 
 /** Apollo answers a plugin's GraphQLError with the status in `extensions.http`. */
@@ -95,10 +135,10 @@ export function complexityPlugin(maxCost: number): ApolloServerPlugin<GraphQLCon
           if (!operation || !root) return;
           const fragments: Record<string, FragmentDefinitionNode> = {};
           for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
-          const { depth, cost } = measure(schema, root, operation.selectionSet, fragments, request.variables ?? {});
-          contextValue.cost = cost;
-          if (depth > MAX_DEPTH) throw refuse(`The query is ${depth} levels deep; at most ${MAX_DEPTH} are allowed.`);
-          if (cost > maxCost) throw refuse(`The query costs ${cost}; at most ${maxCost} is allowed.`);
+          const measured = measure(schema, root, operation.selectionSet, fragments, request.variables ?? {});
+          contextValue.cost = measured.cost;
+          const refusal = overLimits(measured, maxCost);
+          if (refusal) throw refusal;
         },
       };
     },

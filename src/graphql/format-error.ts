@@ -7,6 +7,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { DomainError, type ErrorCode } from '../service/errors.js';
 import { STATUS_OF } from '../api/error-map.js';
+import { isTokenLimitError, TOO_MANY_TOKENS } from './token-limit.js';
 
 /** Apollo codes passed through as they are, with the HTTP status they answer with. */
 const APOLLO_CODES: Record<string, number> = {
@@ -23,6 +24,10 @@ export interface Mapped {
 /** Maps any error (a domain error, an Apollo error, or something unexpected) to code and status. */
 export function mapError(error: unknown, formatted?: GraphQLFormattedError): Mapped {
   const original = unwrapResolverError(error);
+  // The parser's token limit (CONTRACT section 8) surfaces from Apollo as a parse error.
+  if (error instanceof GraphQLError && error.extensions?.code === 'GRAPHQL_PARSE_FAILED' && isTokenLimitError(error.message)) {
+    return { message: TOO_MANY_TOKENS, code: 'QUERY_TOO_COMPLEX', status: 400 };
+  }
   if (original instanceof DomainError) {
     return { message: original.message, code: original.code, status: STATUS_OF[original.code] };
   }
@@ -40,6 +45,20 @@ export function mapError(error: unknown, formatted?: GraphQLFormattedError): Map
     return { message, code: 'BAD_REQUEST', status: 400 };
   }
   return { message: 'Something went wrong on our side.', code: 'INTERNAL', status: 500 };
+}
+
+/**
+ * What Apollo's error normalisation does before calling formatError (a code defaults to
+ * INTERNAL_SERVER_ERROR, `http` leaves the extensions), for the paths that answer without
+ * Apollo: the same errors give the same bytes.
+ */
+export function formatErrors(errors: readonly GraphQLError[]): GraphQLFormattedError[] {
+  return errors.map((error) => {
+    // graphql-jit's errors may have no extensions at all.
+    const { http: _http, ...rest } = (error.extensions ?? {}) as Record<string, unknown>;
+    const extensions = { ...rest, code: rest.code ?? 'INTERNAL_SERVER_ERROR' };
+    return formatError({ ...error.toJSON(), extensions }, error);
+  });
 }
 
 /** Apollo's formatError hook. */

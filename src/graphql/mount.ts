@@ -1,10 +1,17 @@
 /**
- * Mounts Apollo at /graphql through `executeHTTPGraphQLRequest`, over the pipeline's neutral
- * exchange (so it runs in the server and in the mocks alike). Admission and the body rules run
- * first, as for REST; a request they refuse gets its HTTP status and an `{ errors }` body from
- * the GraphQL error mapper.
+ * Mounts GraphQL at /graphql over the pipeline's neutral exchange (so it runs in the server and
+ * in the mocks alike). Admission and the body rules run first, as for REST; a request they
+ * refuse gets its HTTP status and an `{ errors }` body from the GraphQL error mapper.
+ *
+ * Two paths answer, with the same bytes and headers (test/graphql/fast-path-parity.test.ts):
+ * the fast path (fast-path.ts) for well-formed requests whose document is cached, valid and
+ * within the limits, and Apollo's `executeHTTPGraphQLRequest` for everything else (malformed
+ * requests, syntax errors, unknown operations, variables that do not coerce, refusals by cost).
+ * A document is refused for its length or answered with its validation errors here, before
+ * either, so Apollo never validates (it would redo the work with graphql-js's quadratic rules).
  */
 import { HeaderMap, type ApolloServer } from '@apollo/server';
+import { GraphQLError, OverlappingFieldsCanBeMergedRule } from 'graphql';
 import { BadRequestError, MethodNotAllowedError } from '../service/errors.js';
 import type { Services } from '../service/services.js';
 import type { Admit } from '../api/admission.js';
@@ -12,8 +19,15 @@ import { errorResponse } from '../api/error-map.js';
 import type { Exchange, OperationMeta, RateLimitInfo } from '../api/exchange.js';
 import { readJsonBody } from '../api/json-body.js';
 import type { GraphQLContext } from './context.js';
-import { errorsBody } from './format-error.js';
+import type { Contract } from '../contract/openapi.js';
+import { buildSchema, createApollo } from './apollo.js';
+import { createDocumentCache, type DocumentCache } from './documents.js';
+import { KnownOperationTypes } from './known-operation-types.js';
+import { OverlappingFieldsCanBeMerged } from './overlapping-fields.js';
+import { runFastPath } from './fast-path.js';
+import { errorsBody, formatErrors } from './format-error.js';
 import { createLoaders } from './loaders.js';
+import { readGraphQLRequest } from './request.js';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -24,12 +38,44 @@ export interface GraphQLMountOptions {
   admit: Admit;
   /** The OpenAPI operations describing /graphql, by method, for metrics and headers. */
   operations: Record<string, OperationMeta>;
+  /** Parsed and validated documents; without it every request goes through Apollo alone. */
+  documents?: DocumentCache;
+  maxCost: number;
 }
 
 export type GraphQLMount = (x: Exchange) => Promise<void>;
 
+export interface GraphQLOptions {
+  contract: Contract;
+  services: Services;
+  admit: Admit;
+  operations: Record<string, OperationMeta>;
+  /** PETSTORE_GRAPHQL_MAX_COST. */
+  maxCost: number;
+  /** false: every request through Apollo's whole pipeline (the reference the fast path is tested against). */
+  fastPath?: boolean;
+  /** Runs of an operation before graphql-jit compiles it (documents.ts). */
+  compileAfter?: number;
+}
+
+/** The schema, the document cache and Apollo, built once, behind the mount. */
+export async function createGraphQLMount(opts: GraphQLOptions): Promise<GraphQLMount> {
+  const schema = buildSchema(opts.contract);
+  const fast = opts.fastPath ?? true;
+  const apollo = await createApollo({ schema, maxCost: opts.maxCost, validatedBefore: fast });
+  const documents = fast
+    ? createDocumentCache({
+        schema,
+        rules: [KnownOperationTypes, OverlappingFieldsCanBeMerged],
+        replacing: [OverlappingFieldsCanBeMergedRule],
+        compileAfter: opts.compileAfter,
+      })
+    : undefined;
+  return graphqlMount({ ...opts, apollo, documents });
+}
+
 export function graphqlMount(opts: GraphQLMountOptions): GraphQLMount {
-  const { apollo, services } = opts;
+  const { apollo, services, documents } = opts;
 
   return async (x) => {
     x.operation = opts.operations[x.req.method === 'HEAD' ? 'GET' : x.req.method];
@@ -46,25 +92,39 @@ export function graphqlMount(opts: GraphQLMountOptions): GraphQLMount {
       if (asksForPersistedQuery(body, x.query.get('extensions'))) {
         throw new BadRequestError('Persisted queries are not supported; send the whole query.');
       }
+      const principal = x.principal!;
+      const context: GraphQLContext = { principal, services, loaders: createLoaders(services), rateLimit: x.rateLimit };
+      const request = documents && readGraphQLRequest(x, body);
+      if (request) {
+        const prepared = documents!.prepare(request.query);
+        if (prepared.kind === 'tooManyTokens' || prepared.kind === 'invalid') {
+          // Apollo's words for both (a parse error mapped to QUERY_TOO_COMPLEX, validation errors).
+          const errors =
+            prepared.kind === 'invalid'
+              ? prepared.errors.map((e) => apolloError(e, 'GRAPHQL_VALIDATION_FAILED'))
+              : [apolloError(prepared.error, 'GRAPHQL_PARSE_FAILED')];
+          return answer(x, 400, JSON.stringify({ errors: formatErrors(errors), extensions: x.rateLimit && { rateLimit: x.rateLimit } }));
+        }
+        const op = prepared.kind === 'valid' ? prepared.operation(request.operationName) : undefined;
+        const text = op && (await runFastPath(op, request, x.req.method, context, opts.maxCost));
+        if (text !== undefined) return answer(x, 200, text);
+      }
       const headers = new HeaderMap();
       for (const [k, v] of Object.entries(x.req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
       // Every response with a body is application/json (CONTRACT section 8), whatever Apollo would negotiate.
       headers.set('accept', 'application/json');
-      const principal = x.principal!;
-      const rateLimit = x.rateLimit;
       const res = await apollo.executeHTTPGraphQLRequest({
         httpGraphQLRequest: { method: x.req.method, headers, search: x.req.search, body },
-        context: async () => ({ principal, services, loaders: createLoaders(services), rateLimit }),
+        context: async () => context,
       });
       for (const [k, v] of res.headers) x.set(k, v);
-      x.status = res.status ?? 200;
       let text = '';
       if (res.body.kind === 'complete') text = res.body.string;
       else for await (const chunk of res.body.asyncIterator) text += chunk;
+      const status = res.status ?? 200;
       // Refusals Apollo makes before its plugins run (CSRF, a body without a query) lack the
       // budget that executed responses carry in extensions; add it here.
-      x.type = 'application/json; charset=utf-8';
-      x.body = x.status === 200 ? text : withRateLimit(text, x.rateLimit);
+      answer(x, status, status === 200 ? text : withRateLimit(text, x.rateLimit));
     } catch (err) {
       const { status, body } = errorsBody(err, x.rateLimit);
       // The HTTP-level headers of a refusal (Allow, WWW-Authenticate, Retry-After) are REST's too.
@@ -75,6 +135,25 @@ export function graphqlMount(opts: GraphQLMountOptions): GraphQLMount {
   };
 }
 
+function answer(x: Exchange, status: number, text: string): void {
+  x.set('content-type', JSON_TYPE);
+  x.status = status;
+  x.type = JSON_TYPE;
+  x.body = text;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** An error as Apollo wraps a parse or validation error: its code, HTTP 400. */
+function apolloError(e: GraphQLError, code: string): GraphQLError {
+  return new GraphQLError(e.message, {
+    nodes: e.nodes,
+    source: e.source,
+    positions: e.positions,
+    originalError: e.originalError ?? e,
+    extensions: { ...e.extensions, code },
+  });
+}
 function withRateLimit(text: string, rateLimit: RateLimitInfo | undefined): string {
   if (!rateLimit) return text;
   try {

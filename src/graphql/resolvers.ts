@@ -16,7 +16,7 @@ import {
   type PetStatus,
 } from '../service/records.js';
 import { STATUS_OF } from '../api/error-map.js';
-import { connection } from './connection.js';
+import { connection, type Connection } from './connection.js';
 import type { GraphQLContext } from './context.js';
 import { checkIdempotencyKey, pageArgs, parseId, parseOptionalId, toStatus, toStatuses, type InputChecker } from './inputs.js';
 
@@ -146,9 +146,17 @@ export function createResolvers(inputs: InputChecker): IResolvers<unknown, Graph
     return p;
   };
 
+  // Counting can cost a scan, so a connection counts only when totalCount is selected. An explicit
+  // resolver, not a function-valued property: graphql-jit's default resolver does not call those.
+  const counted = { totalCount: (c: Connection<unknown>) => c.totalCount() };
+
   return {
     Query,
     Mutation,
+    PetConnection: counted,
+    CategoryConnection: counted,
+    OrderConnection: counted,
+    InventoryItemConnection: counted,
     Pet: {
       id: (p: Pet) => String(p.id),
       categoryId: (p: Pet) => String(p.categoryId),
