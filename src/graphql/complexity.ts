@@ -114,9 +114,9 @@ export function costUsesVariables(document: DocumentNode): boolean {
 }
 
 /** The refusal for a measured operation over the limits, if it is over them. */
-export function overLimits({ depth, cost }: Complexity, maxCost: number): GraphQLError | undefined {
+export function overLimits({ depth, cost }: Complexity, maxCost: number, atLeast = false): GraphQLError | undefined {
   if (depth > MAX_DEPTH) return refuse(`The query is ${depth} levels deep; at most ${MAX_DEPTH} are allowed.`);
-  if (cost > maxCost) return refuse(`The query costs ${cost}; at most ${maxCost} is allowed.`);
+  if (cost > maxCost) return refuse(`The query costs ${atLeast ? 'at least ' : ''}${cost}; at most ${maxCost} is allowed.`);
   return undefined;
 }
 

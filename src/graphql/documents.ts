@@ -20,7 +20,7 @@ import {
   type OperationDefinitionNode,
   type ValidationRule,
 } from 'graphql';
-import { costUsesVariables, measure, type Complexity } from './complexity.js';
+import { costUsesVariables, measure, overLimits, type Complexity } from './complexity.js';
 import { isTokenLimitError, MAX_TOKENS } from './token-limit.js';
 
 type PromiseOrValue<T> = Promise<T> | T;
@@ -42,6 +42,8 @@ export type Prepared =
   | { kind: 'syntax'; error: GraphQLError }
   | { kind: 'tooManyTokens'; error: GraphQLError }
   | { kind: 'invalid'; errors: readonly GraphQLError[] }
+  /** Every operation is over the depth or cost limit even before validation: refused at once. */
+  | { kind: 'tooComplex'; refusal(operationName: string | undefined): { error: GraphQLError; cost: number } }
   | { kind: 'valid'; document: DocumentNode; operation(name: string | undefined): PreparedOperation | undefined };
 
 export interface DocumentCacheOptions {
@@ -50,6 +52,13 @@ export interface DocumentCacheOptions {
   rules: readonly ValidationRule[];
   /** Specified rules to leave out, each replaced by one of `rules`. */
   replacing?: readonly ValidationRule[];
+  /**
+   * The cost limit (CONTRACT section 8). A document whose every operation is over it or over the
+   * depth limit, measured on the parsed document with each `first: $variable` counted as 0 (so
+   * the figure is a lower bound), is refused before validation: validating a large document costs
+   * tens of milliseconds, and refusing one must take a few.
+   */
+  maxCost?: number;
   /** Runs of an operation before it is compiled (default 10; 0 compiles at once). */
   compileAfter?: number;
   maxEntries?: number;
@@ -76,6 +85,10 @@ export function createDocumentCache(opts: DocumentCacheOptions): DocumentCache {
       const error = err instanceof GraphQLError ? err : new GraphQLError(String(err));
       return isTokenLimitError(error.message) ? { kind: 'tooManyTokens', error } : { kind: 'syntax', error };
     }
+    if (opts.maxCost !== undefined) {
+      const refused = refuseBeforeValidation(schema, document, opts.maxCost);
+      if (refused) return refused;
+    }
     const errors = validate(schema, document, rules);
     if (errors.length) return { kind: 'invalid', errors };
     return { kind: 'valid', document, operation: operations(schema, document, opts.compileAfter ?? 10) };
@@ -101,6 +114,30 @@ export function createDocumentCache(opts: DocumentCacheOptions): DocumentCache {
       return prepared;
     },
   };
+}
+
+/** A variable's `first` counts 0 here: the cost measured is at most what any request pays. */
+const NO_VARIABLES = new Proxy({}, { get: () => 0 }) as Record<string, unknown>;
+
+function refuseBeforeValidation(schema: GraphQLSchema, document: DocumentNode, maxCost: number): Prepared | undefined {
+  const fragments: Record<string, FragmentDefinitionNode> = {};
+  const operations: OperationDefinitionNode[] = [];
+  for (const d of document.definitions) {
+    if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
+    else if (d.kind === Kind.OPERATION_DEFINITION) operations.push(d);
+  }
+  const atLeast = costUsesVariables(document);
+  const refusals = new Map<OperationDefinitionNode, { error: GraphQLError; cost: number }>();
+  for (const op of operations) {
+    const root = schema.getRootType(op.operation);
+    const measured = root && measure(schema, root, op.selectionSet, fragments, NO_VARIABLES);
+    const error = measured && overLimits(measured, maxCost, atLeast);
+    if (!error) return undefined;
+    refusals.set(op, { error, cost: measured.cost });
+  }
+  if (!operations.length) return undefined;
+  // The operation the request names, if it does; otherwise the first (every one is over).
+  return { kind: 'tooComplex', refusal: (name) => refusals.get(getOperationAST(document, name) ?? operations[0]!) ?? refusals.get(operations[0]!)! };
 }
 
 /** The document's operations by name, each resolved, measured and compiled on first use. */

@@ -69,6 +69,7 @@ export async function createGraphQLMount(opts: GraphQLOptions): Promise<GraphQLM
         rules: [KnownOperationTypes, OverlappingFieldsCanBeMerged],
         replacing: [OverlappingFieldsCanBeMergedRule],
         compileAfter: opts.compileAfter,
+        maxCost: opts.maxCost,
       })
     : undefined;
   return graphqlMount({ ...opts, apollo, documents });
@@ -97,6 +98,11 @@ export function graphqlMount(opts: GraphQLMountOptions): GraphQLMount {
       const request = documents && readGraphQLRequest(x, body);
       if (request) {
         const prepared = documents!.prepare(request.query);
+        if (prepared.kind === 'tooComplex') {
+          // As Apollo answers a refusal by the complexity plugin: the measured cost in extensions.
+          const { error, cost } = prepared.refusal(request.operationName);
+          return answer(x, 400, JSON.stringify({ errors: formatErrors([error]), extensions: { ...(x.rateLimit && { rateLimit: x.rateLimit }), cost } }));
+        }
         if (prepared.kind === 'tooManyTokens' || prepared.kind === 'invalid') {
           // Apollo's words for both (a parse error mapped to QUERY_TOO_COMPLEX, validation errors).
           const errors =

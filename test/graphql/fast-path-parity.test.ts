@@ -149,7 +149,7 @@ describe.each([
     expect(f.body).toBe(a.body);
   });
 
-  it('leaves to Apollo only malformed requests, syntax errors, unresolved operations, bad variables and refusals by cost', () => {
+  it('leaves to Apollo only malformed requests, syntax errors, unresolved operations, bad variables and refusals by a cost that variables set', () => {
     expect(leftToApollo).toEqual([
       'GET mutation',
       'GET without preflight',
@@ -158,9 +158,7 @@ describe.each([
       'missing variable',
       'unknown operation name',
       'two operations, no name',
-      'too costly',
       'too costly by variable',
-      'too deep',
       'no query',
       'empty query',
       'variables as a string',

@@ -124,6 +124,19 @@ describe('GraphQL cost', () => {
     expectRefusal(await gql(t.admin, q, { n: 17 }), 400, 'QUERY_TOO_COMPLEX');
   });
 
+  it('refuses a document over the budget before validating it: QUERY_TOO_COMPLEX even when it is also invalid', async () => {
+    // pets 1 + 8 x 8 = 65, one of the fields unknown
+    const res = await gql(t.admin, `{ pets(first: 8) { edges { node { id name status category { name } noSuchField } } } }`);
+    expect(expectRefusal(res, 400, 'QUERY_TOO_COMPLEX').message).toBe('The query costs 65; at most 50 is allowed.');
+  });
+
+  it('refuses before validation with a lower bound when a first comes from a variable', async () => {
+    // 60 x __typename + pets 1 + $n x (edges, node, id), with $n counted as 0: at least 61
+    const q = `query($n: Int) { ${'__typename '.repeat(60)} pets(first: $n) { edges { node { id } } } }`;
+    const error = expectRefusal(await gql(t.admin, q, { n: 1 }), 400, 'QUERY_TOO_COMPLEX');
+    expect(error.message).toBe('The query costs at least 61; at most 50 is allowed.');
+  });
+
   it('refuses a nested connection whose product is over the budget', async () => {
     // categories 1 + 4 x (edges, node, pets) + 4 x 3 x (edges, node, id, name) = 61
     const res = await gql(t.admin, `{ categories(first: 4) { edges { node { pets(first: 3) { edges { node { id name } } } } } } }`);
