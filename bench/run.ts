@@ -18,6 +18,7 @@
  * stopped and temporary directories removed in every case; a watchdog bounds the whole run.
  */
 import { join } from 'node:path';
+import { measureCluster } from './cluster.js';
 import { measureHostile, MAX_ANSWER_MS } from './hostile.js';
 import { measure, type LoadOptions, type Measured } from './measure.js';
 import { killAllNow, pinning, pinSelf, stopAll, stopChild, type Child } from './processes.js';
@@ -48,7 +49,7 @@ const WRITE = process.env.BENCH_WRITE !== '0';
 const SCALE = scaleArg();
 const RESULTS = join(BENCH_DIR, 'RESULTS.md');
 /** Hard bound on the whole script: past it, stop the children and exit 1. */
-const WATCHDOG_MS = (SCALE ? 420 : 240) * 1000;
+const WATCHDOG_MS = (SCALE ? 420 : 360) * 1000;
 /** Starts of the empty-store server that are measured (after one that may build dist/). */
 const EMPTY_STARTS = 3;
 const MAX_EMPTY_RSS = 80 * 2 ** 20;
@@ -104,6 +105,7 @@ async function throughputRows(pin: boolean): Promise<Row[]> {
   for (const s of readScenarios) reads.push([s, await run(app, s, fx)]);
   bareRuns.push(await run(bare, { ...bareScenario, name: `${bareScenario.name}, again` }, fx));
   const bareRps = (bareRuns[0]!.reqPerSec + bareRuns[1]!.reqPerSec) / 2;
+  lastBareRps = bareRps;
   rows.push({
     name: 'bare node:http baseline (a pet from a Map)',
     figure: `${int(bareRps)} req/s`,
@@ -146,11 +148,28 @@ async function throughputRows(pin: boolean): Promise<Row[]> {
     });
   }
 
-  // Multi-process rows (PostgreSQL/Redis, bench/cluster.ts on branch pg) go here: start their
-  // servers pinned like these, measure with `measure`, and push Rows with their own targets.
-
   await Promise.all([stopChild(bare), stopChild(app)]);
   return rows;
+}
+
+/** The bare server's req/s of the last throughput run (the cluster rows' baseline). */
+let lastBareRps: number | undefined;
+
+/**
+ * One and two gateways on PostgreSQL + Redis (bench/cluster.ts): the cost of the engines and the
+ * scaling, measured, with no target (on 2 cores, the engines and the load generator share them).
+ */
+async function clusterRows(): Promise<Row[]> {
+  const bare = lastBareRps;
+  const measured = await measureCluster({ bare: bare === undefined ? undefined : async () => bare, durationS: LOAD.durationS, warmupS: LOAD.warmupS, connections: LOAD.connections });
+  return measured.map((r) => ({
+    name: `${r.scenario} on PostgreSQL + Redis, ${r.processes} gateway${r.processes > 1 ? 's' : ''} (not pinned)`,
+    figure: r.ofBare === undefined ? `${int(r.reqPerSec)} req/s` : `${r.ofBare.toFixed(3)} (${int(r.reqPerSec)} req/s)`,
+    target: 'measured',
+    pass: true,
+    detail: `p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, ${int(r.total)} requests`,
+    unexpected: r.bad,
+  }));
 }
 
 async function main(): Promise<number> {
@@ -171,6 +190,7 @@ async function main(): Promise<number> {
   } else {
     rows.push(await emptyStoreRow(pinned));
     rows.push(...(await throughputRows(pinned)));
+    if (!process.argv.includes('--no-cluster')) rows.push(...(await clusterRows()));
     notes.push(`ratio = req/s over the mean of the two bare runs; CPU µs per request = the server process's user+system time (/proc) over the measured run / its requests; fixture ${PET_COUNT} pets`);
   }
 
