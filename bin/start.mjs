@@ -21,6 +21,8 @@ const sources = `${root}dist/server/sources.json`;
 const installed = 'node_modules/.package-lock.json';
 
 const APOLLO_OPTIONAL_PLUGIN = /@apollo\/server\/dist\/esm\/plugin\/(usageReporting|schemaReporting|inlineTrace|landingPage\/default|cacheControl|disableSuggestions)\/index\.js$/;
+/** graphql-jit loads it, and calls it only with customJSONSerializer, which src/graphql never sets. */
+const FAST_JSON_STRINGIFY = /fast-json-stringify[\\/]index\.js$/;
 
 function stale() {
   if (!existsSync(out) || !existsSync(sources)) return true;
@@ -50,6 +52,9 @@ if (stale()) {
         name: 'petstore:leave-out-apollo-optional-plugins',
         setup(b) {
           b.onLoad({ filter: APOLLO_OPTIONAL_PLUGIN }, () => ({ contents: 'export {};' }));
+          b.onLoad({ filter: FAST_JSON_STRINGIFY }, () => ({
+            contents: "module.exports = function fastJson() { throw new Error('fast-json-stringify is left out of the server bundle'); };",
+          }));
         },
       },
     ],

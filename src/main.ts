@@ -16,10 +16,8 @@ import { createServices } from './service/services.js';
 import { ServiceUnavailableError } from './service/errors.js';
 import { CorruptFileError } from './store/journal.js';
 import { DirectoryLockedError } from './store/lock.js';
-import { DatabaseStartError } from './store/postgres/open-postgres.js';
 import { openStore, type OpenedStore } from './store/open-store.js';
 import { RateLimiter } from './limits/rate-limiter.js';
-import { openRedisLimiter } from './limits/redis/fallback-limiter.js';
 import type { Logger } from './logger.js';
 
 async function main(): Promise<void> {
@@ -52,7 +50,7 @@ async function main(): Promise<void> {
       },
     });
   } catch (err) {
-    if (err instanceof DirectoryLockedError || err instanceof DatabaseStartError) process.stderr.write(`petstore: cannot start: ${err.message}\n`);
+    if (err instanceof DirectoryLockedError || (err as Error | null)?.name === 'DatabaseStartError') process.stderr.write(`petstore: cannot start: ${(err as Error).message}\n`);
     else {
       const file = err instanceof CorruptFileError ? err.file : config.dataDir;
       process.stderr.write(`petstore: cannot load the store from ${file}: ${err instanceof Error ? err.message : String(err)}\n`);
@@ -71,7 +69,8 @@ async function main(): Promise<void> {
   });
 
   // With PETSTORE_REDIS_URL every process draws on one budget; an unreachable Redis is not fatal.
-  const limiter = config.redisUrl ? await openRedisLimiter({ url: config.redisUrl, clock, logger, timeoutMs: config.redisTimeoutMs }) : new RateLimiter({ clock });
+  // ioredis is loaded only when Redis is configured.
+  const limiter = config.redisUrl ? await (await import('./limits/redis/fallback-limiter.js')).openRedisLimiter({ url: config.redisUrl, clock, logger, timeoutMs: config.redisTimeoutMs }) : new RateLimiter({ clock });
 
   const app = await createApp({
     contract,

@@ -36,6 +36,8 @@ export function measure(
   selectionSet: SelectionSetNode,
   fragments: Record<string, FragmentDefinitionNode>,
   variables: Record<string, unknown>,
+  /** Told when a `first` takes a variable (the cost then depends on the request). */
+  onVariableFirst?: () => void,
 ): Complexity {
   const firstOf = (args: readonly { name: { value: string }; value: ValueNode }[] | undefined): number => {
     const arg = args?.find((a) => a.name.value === 'first');
@@ -43,6 +45,7 @@ export function measure(
     const v = arg.value;
     if (v.kind === Kind.INT) return Number(v.value);
     if (v.kind === Kind.VARIABLE) {
+      onVariableFirst?.();
       const n = variables[v.name.value];
       return typeof n === 'number' ? n : DEFAULT_FIRST;
     }

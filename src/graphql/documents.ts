@@ -2,7 +2,8 @@
  * Per-document work done once: a query text is parsed (at most MAX_TOKENS tokens, counted by the
  * parser, which stops lexing there), validated, and its operations resolved, costed and
  * compiled (graphql-jit) the first time it is seen; later requests with the same text reuse
- * all of it. The cache is bounded in entries and in bytes of query text.
+ * all of it. The cache is bounded in entries and in the memory they hold (estimated from the query text); refusals
+ * that cost a parse at most are not kept.
  */
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import {
@@ -43,8 +44,14 @@ export type Prepared =
   | { kind: 'tooManyTokens'; error: GraphQLError }
   | { kind: 'invalid'; errors: readonly GraphQLError[] }
   /** Every operation is over the depth or cost limit even before validation: refused at once. */
-  | { kind: 'tooComplex'; refusal(operationName: string | undefined): { error: GraphQLError; cost: number } }
+  | { kind: 'tooComplex'; refusal(operationName: string | undefined): Refusal }
   | { kind: 'valid'; document: DocumentNode; operation(name: string | undefined): PreparedOperation | undefined };
+
+export interface Refusal {
+  error: GraphQLError;
+  /** The measured cost (a lower bound when a `first` takes a variable), for `extensions.cost`. */
+  cost: number;
+}
 
 export interface DocumentCacheOptions {
   schema: GraphQLSchema;
@@ -62,6 +69,7 @@ export interface DocumentCacheOptions {
   /** Runs of an operation before it is compiled (default 10; 0 compiles at once). */
   compileAfter?: number;
   maxEntries?: number;
+  /** Bound on the memory the entries hold, estimated at 32 bytes per byte of query text. */
   maxBytes?: number;
 }
 
@@ -73,7 +81,7 @@ export function createDocumentCache(opts: DocumentCacheOptions): DocumentCache {
   const { schema } = opts;
   const rules = [...specifiedRules.filter((r) => !opts.replacing?.includes(r)), ...opts.rules];
   const maxEntries = opts.maxEntries ?? 1000;
-  const maxBytes = opts.maxBytes ?? 16 * 1024 * 1024;
+  const maxBytes = opts.maxBytes ?? 64 * 1024 * 1024;
   const entries = new Map<string, Prepared>();
   let bytes = 0;
 
@@ -104,17 +112,26 @@ export function createDocumentCache(opts: DocumentCacheOptions): DocumentCache {
         return hit;
       }
       const prepared = build(query);
+      // Refusals that cost a parse at most are made again rather than kept: a client sending new
+      // hostile texts must not fill the cache (or evict the documents worth keeping).
+      if (prepared.kind === 'syntax' || prepared.kind === 'tooManyTokens' || prepared.kind === 'tooComplex') return prepared;
       entries.set(query, prepared);
-      bytes += query.length;
+      bytes += weightOf(query);
       for (const [q] of entries) {
         if (entries.size <= maxEntries && bytes <= maxBytes) break;
         entries.delete(q);
-        bytes -= q.length;
+        bytes -= weightOf(q);
       }
       return prepared;
     },
   };
 }
+
+/**
+ * What an entry holds, roughly: its parsed document (with locations) and validation results take
+ * tens of bytes for every byte of query text.
+ */
+const weightOf = (query: string) => query.length * 32;
 
 /** A variable's `first` counts 0 here: the cost measured is at most what any request pays. */
 const NO_VARIABLES = new Proxy({}, { get: () => 0 }) as Record<string, unknown>;
@@ -126,18 +143,22 @@ function refuseBeforeValidation(schema: GraphQLSchema, document: DocumentNode, m
     if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
     else if (d.kind === Kind.OPERATION_DEFINITION) operations.push(d);
   }
-  const atLeast = costUsesVariables(document);
-  const refusals = new Map<OperationDefinitionNode, { error: GraphQLError; cost: number }>();
+  if (!operations.length) return undefined;
+  // Keyed by name, not by node: the refusal keeps nothing of the document alive.
+  const byName = new Map<string | undefined, Refusal>();
+  let first: Refusal | undefined;
   for (const op of operations) {
     const root = schema.getRootType(op.operation);
-    const measured = root && measure(schema, root, op.selectionSet, fragments, NO_VARIABLES);
+    let atLeast = false;
+    const measured = root && measure(schema, root, op.selectionSet, fragments, NO_VARIABLES, () => (atLeast = true));
     const error = measured && overLimits(measured, maxCost, atLeast);
     if (!error) return undefined;
-    refusals.set(op, { error, cost: measured.cost });
+    const refusal = { error, cost: measured.cost };
+    first ??= refusal;
+    if (op.name && !byName.has(op.name.value)) byName.set(op.name.value, refusal);
   }
-  if (!operations.length) return undefined;
   // The operation the request names, if it does; otherwise the first (every one is over).
-  return { kind: 'tooComplex', refusal: (name) => refusals.get(getOperationAST(document, name) ?? operations[0]!) ?? refusals.get(operations[0]!)! };
+  return { kind: 'tooComplex', refusal: (name) => (name !== undefined && byName.get(name)) || first! };
 }
 
 /** The document's operations by name, each resolved, measured and compiled on first use. */

@@ -10,7 +10,6 @@ import { failpointAt, type FailpointSpec } from './failpoints.js';
 import { acquireLock, DirectoryLockedError, type DataDirLock } from './lock.js';
 import { MemoryStore } from './memory-store.js';
 import { openPersistentStore } from './persistent-store.js';
-import { openPostgresStore } from './postgres/open-postgres.js';
 import type { Store } from './store.js';
 
 export const IN_MEMORY = ':memory:';
@@ -57,6 +56,8 @@ function failpointAction(f: FailpointSpec): () => void {
 /** Opens the store; CorruptFileError and DirectoryLockedError stop start-up (nothing is changed). */
 export async function openStore(opts: StoreOptions): Promise<OpenedStore> {
   if (opts.databaseUrl) {
+    // Loaded only when asked for: a server on the embedded store never loads pg.
+    const { openPostgresStore } = await import('./postgres/open-postgres.js');
     const pg = await openPostgresStore({ url: opts.databaseUrl, logger: opts.logger, waitMs: opts.databaseWaitMs ?? 30_000 });
     return { ...pg, release: () => undefined };
   }
