@@ -33,7 +33,9 @@ export class RateLimiter implements Limiter {
 
   constructor(opts: RateLimiterOptions) {
     this.clock = opts.clock;
-    this.cache = new LRUCache<string, Entry>({ max: opts.maxEntries ?? 100_000 });
+    // The same bound as `max`, counted by size: lru-cache preallocates arrays of `max` slots
+    // (about 2 MB for 100,000) but grows them only as far as needed for `maxSize`.
+    this.cache = new LRUCache<string, Entry>({ maxSize: opts.maxEntries ?? 100_000, sizeCalculation: () => 1 });
   }
 
   /** Takes one request from the subject's windows if both allow it. Synchronous, so atomic. */
