@@ -21,6 +21,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startPostgres, type PostgresEngine } from '../test/engines/postgres.js';
 import { startRedis, type RedisEngine } from '../test/engines/redis.js';
+import { intEnv } from './env.js';
 import { killAllNow, startChild, stopAll, type Child } from './processes.js';
 import { call, createFixture, type Fixture } from './setup.js';
 
@@ -170,14 +171,6 @@ export function clusterTable(rows: ClusterRow[]): string {
   const line = (r: ClusterRow) =>
     `| ${r.scenario} (PostgreSQL + Redis) | ${r.processes} | ${Math.round(r.reqPerSec)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.total} | ${r.bad} | ${r.ofBare === undefined ? '-' : `${(r.ofBare * 100).toFixed(1)} %`} |`;
   return [head, ...rows.map(line)].join('\n');
-}
-
-function intEnv(name: string, dflt: number, min: number, max: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return dflt;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  return n;
 }
 
 const isMain = process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);

@@ -21,20 +21,13 @@ import { join } from 'node:path';
 import { measureCluster } from './cluster.js';
 import { measureHostile, MAX_ANSWER_MS } from './hostile.js';
 import { measure, type LoadOptions, type Measured } from './measure.js';
+import { intEnv } from './env.js';
 import { killAllNow, pinning, pinSelf, stopAll, stopChild, type Child } from './processes.js';
 import { appendResults, int, loadAverage, machine, mib, ms, table, type Row } from './report.js';
 import { scaleRows } from './scale.js';
 import { bareScenario, createPetScenario, readScenarios, type Scenario } from './scenarios.js';
 import { BENCH_DIR, LOADGEN_CPU, newAdminKey, removeTempDirs, startBare, startServer, tempDir } from './servers.js';
 import { createFixture, PET_COUNT, type Fixture } from './setup.js';
-
-function intEnv(name: string, dflt: number, min: number, max: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return dflt;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  return n;
-}
 
 function scaleArg(): number | undefined {
   const i = process.argv.indexOf('--scale');
