@@ -60,6 +60,12 @@ if (stale()) {
     ],
   });
   const { writeFileSync } = await import('node:fs');
+  // V8 keeps a script's source for as long as it runs, one byte a character only when every
+  // character is ASCII: a single "¥" left in a package's comment doubled the 4 MB it holds.
+  // esbuild escapes non-ASCII in strings, regular expressions and identifiers (charset ascii), so
+  // what remains is in comments; each UTF-16 unit becomes "?", which keeps the source map's columns.
+  const code = readFileSync(out, 'utf8');
+  if (/[^\x00-\x7f]/.test(code)) writeFileSync(out, code.replace(/[^\x00-\x7f]/g, '?'));
   writeFileSync(sources, JSON.stringify(Object.keys(result.metafile.inputs).filter((f) => !f.startsWith('node_modules/'))));
 }
 
