@@ -6,8 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ServiceUnavailableError } from '../service/errors.js';
-import type { Category } from '../service/records.js';
+import type { Category, PetRecord, PetStatus } from '../service/records.js';
 import { MemoryStore, type ChangeSet, type CommitLog } from './memory-store.js';
+import type { PetQuery } from './store.js';
 
 /** A log whose appends wait until the test settles them. */
 class ManualLog implements CommitLog {
@@ -135,5 +136,27 @@ describe('without a commit log', () => {
     const store = new MemoryStore();
     await store.transaction(async (tx) => tx.putCategory({ id: await tx.nextId('categories'), name: 'Dogs' }));
     expect(await store.getCategory(1)).toEqual({ id: 1, name: 'Dogs' });
+  });
+});
+
+describe('loading a dump', () => {
+  it('leaves the state that applying its records one by one leaves: in id order or not, with an id twice or not', async () => {
+    const pet = (id: number, name: string, status: PetStatus = 'available', categoryId = 1): PetRecord => ({ id, name, categoryId, status, stock: 1 });
+    const dumps = [
+      [pet(1, 'Rex'), pet(2, 'Bella', 'sold', 2), pet(3, 'Max')],
+      [pet(3, 'Max'), pet(1, 'Rex'), pet(2, 'Bella', 'sold', 2)],
+      [pet(1, 'Rex'), pet(2, 'Bella', 'sold', 2), pet(1, 'Rexy', 'pending', 2)],
+    ];
+    const queries: Omit<PetQuery, 'after' | 'limit'>[] = [{}, { statuses: ['available'] }, { statuses: ['pending', 'sold'] }, { categoryId: 2 }, { nameContains: 're' }, { nameContains: 'x', categoryId: 1 }, { ids: [1, 3] }];
+    for (const pets of dumps) {
+      const loaded = new MemoryStore({ pets, categories: [], orders: [], keys: [], idempotency: [], bans: [], counters: { pets: 3, categories: 0, orders: 0, keys: 0 } });
+      const applied = new MemoryStore();
+      applied.apply({ pets: pets.map((p): [number, PetRecord] => [p.id, p]) });
+      for (const q of queries) {
+        expect(await loaded.listPets({ ...q, after: 0, limit: 10 })).toEqual(await applied.listPets({ ...q, after: 0, limit: 10 }));
+        expect(await loaded.countPets(q)).toBe(await applied.countPets(q));
+      }
+      expect((await loaded.listPets({ after: 0, limit: 10 })).length).toBe(new Set(pets.map((p) => p.id)).size);
+    }
   });
 });

@@ -4,6 +4,9 @@
  * trigram, then fill exact-size lists that share one buffer (no growth, no spare room). An ASCII
  * trigram finds its slot in a direct table (2^21 entries, 8 MB for the build only) instead of a
  * Map; a record appears once per distinct trigram thanks to a per-slot stamp.
+ *
+ * The build is a generator that stops after every CHUNK records, so that a large one can run in
+ * slices between other work (name-index.ts); `buildPostings` runs it to the end at once.
  */
 import { isAscii, trigramKey, trigramKeys, unitAt, unitsOf } from './name-index-keys.js';
 import { PostingList } from './name-index-postings.js';
@@ -64,10 +67,11 @@ class Slots {
  * stamped `base + j + 1`, so a pass's stamps differ from every earlier pass's. One loop with no
  * callbacks: this runs some 10 million times at start-up.
  */
-function pass(records: Iterable<NameRecord>, slots: Slots, base: number, fill?: Uint32Array, all?: Uint32Array): void {
-  let stamp = base;
+function pass(records: readonly NameRecord[], from: number, to: number, slots: Slots, base: number, fill?: Uint32Array, all?: Uint32Array): void {
+  let stamp = base + from;
   const scratch: number[] = [];
-  for (const r of records) {
+  for (let j = from; j < to; j++) {
+    const r = records[j]!;
     stamp++;
     const name = r.name;
     const n = name.length;
@@ -97,37 +101,59 @@ function pass(records: Iterable<NameRecord>, slots: Slots, base: number, fill?: 
   }
 }
 
+/** Records a build step handles before it stops (a few milliseconds' work). */
+const CHUNK = 16_384;
+
 /**
- * The posting lists of every trigram of the records' names, by key; undefined when an id does
- * not fit in 32 bits (then the caller adds names one by one). `records` is read twice.
+ * The posting lists of every trigram of the records' names, by key, as the generator's result;
+ * undefined when an id does not fit in 32 bits (then the caller adds names one by one). The
+ * generator stops after every `chunk` records; `records` must not change until it is done.
  */
-export function buildPostings(records: () => Iterable<NameRecord>, count: number): Map<number, PostingList> | undefined {
+export function* buildSteps(records: readonly NameRecord[], chunk = CHUNK): Generator<void, Map<number, PostingList> | undefined> {
+  const count = records.length;
   const slots = new Slots();
-  let total = 0;
   let sorted = true;
-  let last = 0;
-  for (const r of records()) {
+  // A name has at most as many distinct trigrams as units: the lists' buffer is allocated now, at
+  // that bound, so that a build in the background allocates nothing large after its first step.
+  let bound = 0;
+  for (let i = 0; i < count; i++) {
+    const r = records[i]!;
     if (r.id > 0xffff_ffff || !Number.isInteger(r.id) || r.id < 0) return undefined;
-    if (r.id <= last) sorted = false;
-    last = r.id;
+    if (i > 0 && r.id <= records[i - 1]!.id) sorted = false;
+    // Lower-casing may lengthen a non-ASCII name ("İ" becomes two units).
+    bound += isAscii(r.name) ? r.name.length : r.name.toLowerCase().length;
   }
-  pass(records(), slots, 0);
+  const all = new Uint32Array(bound);
+  for (let from = 0; from < count; from += chunk) {
+    pass(records, from, Math.min(count, from + chunk), slots, 0);
+    yield;
+  }
   const n = slots.keys.length;
-  for (let s = 0; s < n; s++) total += slots.counts[s]!;
-  const all = new Uint32Array(total);
   const fill = new Uint32Array(n);
   for (let s = 0, offset = 0; s < n; s++) {
     fill[s] = offset;
     offset += slots.counts[s]!;
   }
-  pass(records(), slots, count, fill, all);
+  for (let from = 0; from < count; from += chunk) {
+    pass(records, from, Math.min(count, from + chunk), slots, count, fill, all);
+    yield;
+  }
   const lists = new Map<number, PostingList>();
   for (let s = 0; s < n; s++) {
     const end = fill[s]!;
     const ids = all.subarray(end - slots.counts[s]!, end);
-    // A table lists its records in insertion order, which is ascending unless it was loaded unsorted.
+    // Records in ascending id order give ascending lists; others are sorted here.
     if (!sorted) ids.sort();
     lists.set(slots.keys[s]!, new PostingList(ids, ids.length));
   }
   return lists;
+}
+
+/** `buildSteps` run to the end at once. */
+export function buildPostings(records: readonly NameRecord[]): Map<number, PostingList> | undefined {
+  const steps = buildSteps(records, Infinity);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
 }

@@ -137,6 +137,47 @@ describe('the name index', () => {
   });
 });
 
+describe('the name index of a large table, built in the background', () => {
+  it('makes name filters wait for it, and takes in the changes made meanwhile, in order', async () => {
+    const pets: PetRecord[] = Array.from({ length: 60_000 }, (_, i) => ({ id: i + 1, name: `Pet ${i + 1} ${i % 7 === 0 ? 'Marlowe' : 'Biscuit'}`, categoryId: 1 + (i % 3), status: STATUSES[i % 3]!, stock: 1 }));
+    const store = new MemoryStore(data(pets));
+    expect(store.petNames.ready()).toBeDefined();
+    // Changes while the index is built: a rename, a delete, a new pet, then the new pet renamed.
+    store.apply({ pets: [[1, { ...pets[0]!, name: 'Zanzibar' }]] });
+    store.apply({ pets: [[8, null]] });
+    store.apply({ pets: [[60_001, { id: 60_001, name: 'Quixote', categoryId: 1, status: 'available', stock: 1 }]] });
+    store.apply({ pets: [[60_001, { id: 60_001, name: 'Quixotic Marlowe', categoryId: 1, status: 'available', stock: 1 }]] });
+    const before = store.petNames.trigrams;
+    const [zanzibar, marlowe, count, quixote, quixotic] = await Promise.all([
+      store.listPets({ nameContains: 'zanzibar', after: 0, limit: 10 }),
+      store.listPets({ nameContains: 'marlowe', after: 0, limit: 3 }),
+      store.countPets({ nameContains: 'marlowe' }),
+      store.listPets({ nameContains: 'quixote', after: 0, limit: 10 }),
+      store.listPets({ nameContains: 'quixotic', after: 0, limit: 10 }),
+    ]);
+    expect(before).toBe(0); // nothing was answered from a half-built index
+    expect(store.petNames.ready()).toBeUndefined();
+    expect(zanzibar.map((p) => p.id)).toEqual([1]);
+    // Pets 1, 8, 15... were Marlowes: 1 was renamed and 8 deleted; 60,001 became one.
+    expect(marlowe.map((p) => p.id)).toEqual([15, 22, 29]);
+    expect(count).toBe(pets.filter((p) => p.name.includes('Marlowe')).length - 2 + 1);
+    expect(quixote).toEqual([]);
+    expect(quixotic.map((p) => p.id)).toEqual([60_001]);
+    expect(await store.listPets({ nameContains: 'biscuit', after: 59_990, limit: 20 })).toEqual(pets.slice(59_990).filter((p) => p.name.includes('Biscuit')));
+  });
+
+  it('gives the event loop back while it builds', async () => {
+    const pets: PetRecord[] = Array.from({ length: 200_000 }, (_, i) => ({ id: i + 1, name: `Belmari ${i} the Brave`, categoryId: 1, status: 'available', stock: 1 }));
+    let turns = 0;
+    const ticker = setInterval(() => turns++, 1);
+    const store = new MemoryStore(data(pets));
+    await store.petNames.ready();
+    clearInterval(ticker);
+    expect(turns).toBeGreaterThan(2);
+    expect(await store.countPets({ nameContains: '199999' })).toBe(1);
+  });
+});
+
 describe('the name index at 1,000,000 pets', () => {
   const SYLLABLES = ['ba', 'bel', 'co', 'da', 'fi', 'go', 'ka', 'la', 'lu', 'ma', 'mi', 'mo', 'na', 'ni', 'po', 'ra', 'ri', 'ro', 'sa', 'ta', 'to', 'va', 'rex', 'max'];
   const SUFFIXES = ['the Brave', 'Junior', 'of Oakwood', 'Sparkle', 'Whiskers', 'Shadow'];

@@ -12,8 +12,10 @@
  *
  * It is a derived index of a Table (table.ts): it changes only when the table does, so, like the
  * table's other indexes, it holds durable state only and is rebuilt whenever the table is loaded.
+ * A large table's index is built in the background (`rebuildInBackground`): the table's changes
+ * meanwhile wait in a backlog, and readers wait for `ready()`.
  */
-import { buildPostings, type NameRecord } from './name-index-build.js';
+import { buildPostings, buildSteps, type NameRecord } from './name-index-build.js';
 import { SENTINEL, trigramKey, trigramKeys, unitsOf } from './name-index-keys.js';
 import { PostingList } from './name-index-postings.js';
 import type { DerivedIndex } from './table.js';
@@ -21,6 +23,9 @@ import type { DerivedIndex } from './table.js';
 /** The keys of the prefix maps: one unit, or two (a different range, so they never collide). */
 const prefix1Key = (a: number) => a;
 const prefix2Key = (a: number, b: number) => 65_536 + a * 65_536 + b;
+
+/** Records (or backlog entries) a background build handles between looks at the clock. */
+const BUILD_CHUNK = 4_096;
 
 /** What a needle's candidates come from, for the query planner (queries.ts). */
 export type NamePlan =
@@ -39,11 +44,17 @@ export class NameIndex<V extends NameRecord = NameRecord> implements DerivedInde
   /** Scratch space for one name's distinct trigram keys. */
   private readonly scratch: number[] = [];
   private suspended = false;
+  /** A build under way (`rebuildInBackground`): the table's changes since it began, and its end. */
+  private building: { backlog: [V | undefined, V | undefined][]; done: Promise<void> } | undefined;
 
   /** Keeps the index in step with the table: `old` left it, `next` entered it (same id). */
   update(old: V | undefined, next: V | undefined): void {
     if (this.suspended) return;
     if (old && next && old.name === next.name) return; // a change of status or stock: nothing to do
+    if (this.building) {
+      this.building.backlog.push([old, next]);
+      return;
+    }
     if (old) this.remove(old.id, old.name);
     if (next) this.add(next.id, next.name);
   }
@@ -53,15 +64,65 @@ export class NameIndex<V extends NameRecord = NameRecord> implements DerivedInde
     this.suspended = true;
   }
 
-  /** Builds the index anew from every record of the table (`count` of them). */
-  rebuild(records: () => Iterable<V>, count: number): void {
+  /** Undefined when the index answers for the whole table; else a build to wait for (it never fails). */
+  ready(): Promise<void> | undefined {
+    return this.building?.done;
+  }
+
+  /** Builds the index anew, at once, from every record of the table (ending any build under way). */
+  rebuild(records: readonly V[]): void {
     this.suspended = false;
+    this.building = undefined;
+    this.install(buildPostings(records), records);
+  }
+
+  /**
+   * Builds the index anew from every record of the table, in slices of about `sliceMs` with the
+   * event loop given back between them (a table of 1,000,000 pets takes about a second). `records`
+   * must not change meanwhile; the table may: its changes are kept in order and applied at the
+   * end. Readers wait for `ready()`. A later `rebuild` or `rebuildInBackground` ends this one.
+   */
+  rebuildInBackground(records: readonly V[], sliceMs: number): Promise<void> {
+    this.suspended = false;
+    const build = { backlog: [] as [V | undefined, V | undefined][], done: Promise.resolve() };
+    // Set before the first step runs: a build that ends within its first slice clears it again.
+    this.building = build;
+    build.done = (async () => {
+      let sliceStart = Date.now();
+      /** False when a later build took over. */
+      const onward = async () => {
+        if (Date.now() - sliceStart < sliceMs) return true;
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        sliceStart = Date.now();
+        return this.building === build;
+      };
+      const steps = buildSteps(records, BUILD_CHUNK);
+      let step = steps.next();
+      while (!step.done) {
+        if (!(await onward())) return;
+        step = steps.next();
+      }
+      this.install(step.value, records);
+      // The table's changes meanwhile, in order, also in slices (more may arrive as they go).
+      const { backlog } = build;
+      for (let i = 0; i < backlog.length; i++) {
+        if (i % BUILD_CHUNK === 0 && !(await onward())) return;
+        const [old, next] = backlog[i]!;
+        if (old) this.remove(old.id, old.name);
+        if (next) this.add(next.id, next.name);
+      }
+      this.building = undefined;
+    })();
+    return build.done;
+  }
+
+  /** Takes built posting lists, or (when ids did not fit them) adds every record one by one. */
+  private install(built: Map<number, PostingList> | undefined, records: readonly V[]): void {
     this.lists = new Map();
     this.byPrefix1 = new Map();
     this.byPrefix2 = new Map();
-    const built = buildPostings(records, count);
     if (!built) {
-      for (const r of records()) this.add(r.id, r.name);
+      for (const r of records) this.add(r.id, r.name);
       return;
     }
     this.lists = built;

@@ -19,9 +19,13 @@ import { JOURNAL_FILE, SNAPSHOT_FILE, loadDataDir } from './load.js';
 import type { CommitLog, MemoryStore } from './memory-store.js';
 import { OutageMonitor, type OutageEvent } from './outage.js';
 import { writeSnapshot, type SnapshotSource } from './snapshot.js';
+import { collectGarbage } from './collect-garbage.js';
 
 export { JOURNAL_FILE, SNAPSHOT_FILE } from './load.js';
 export type { OutageEvent } from './outage.js';
+
+/** A data directory at least this large is followed by a full garbage collection (collect-garbage.ts). */
+const COLLECT_AFTER_LOADING_BYTES = 32 * 2 ** 20;
 
 export interface PersistentStore {
   store: MemoryStore;
@@ -67,6 +71,7 @@ export async function openPersistentStore(dir: string, opts: PersistenceOptions 
   // Read and check everything before changing anything: damage stops start-up untouched.
   const loaded = await loadDataDir(fs, dir);
   if (loaded.torn) opts.onTornEntry?.(journalFile);
+  if (loaded.snapshotBytes + loaded.validLength >= COLLECT_AFTER_LOADING_BYTES) collectGarbage();
   const { store } = loaded;
   // Leftovers of a crash in the middle of a snapshot: never read, so never needed.
   await fs.unlink(`${snapshotFile}.tmp`);

@@ -57,6 +57,35 @@ export class Table<V extends { id: number }> {
     for (const d of this.derived) d.update(old, v);
   }
 
+  /**
+   * Fills an empty table in one go (start-up): the state `set` would leave for each record in
+   * turn, without looking for an earlier version of each. Records that are not in strictly
+   * ascending id order (or a table that is not empty) take the `set` path.
+   */
+  load(records: readonly V[]): void {
+    let ascending = this.rows.size === 0;
+    for (let i = 1; ascending && i < records.length; i++) ascending = records[i]!.id > records[i - 1]!.id;
+    if (!ascending) {
+      for (const v of records) this.set(v);
+      return;
+    }
+    const rows = this.rows;
+    const all = this.all;
+    const indexes = this.defList.map(([name, keyOf]) => ({ byKey: this.indexes.get(name)!, keyOf }));
+    for (const v of records) {
+      rows.set(v.id, v);
+      all.add(v.id);
+      for (const { byKey, keyOf } of indexes) {
+        const key = keyOf(v);
+        if (key === undefined) continue;
+        let ids = byKey.get(key);
+        if (!ids) byKey.set(key, (ids = new SortedIds()));
+        ids.add(v.id);
+      }
+    }
+    for (const d of this.derived) for (const v of records) d.update(undefined, v);
+  }
+
   delete(id: number): void {
     const old = this.rows.get(id);
     if (!old) return;
