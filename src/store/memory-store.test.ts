@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ServiceUnavailableError } from '../service/errors.js';
-import type { Category, PetRecord, PetStatus } from '../service/records.js';
+import type { Category, OrderRecord, PetRecord, PetStatus } from '../service/records.js';
 import { MemoryStore, type ChangeSet, type CommitLog } from './memory-store.js';
 import type { PetQuery } from './store.js';
 
@@ -158,5 +158,41 @@ describe('loading a dump', () => {
       }
       expect((await loaded.listPets({ after: 0, limit: 10 })).length).toBe(new Set(pets.map((p) => p.id)).size);
     }
+  });
+});
+
+describe('counting orders', () => {
+  const order = (id: number): OrderRecord => ({ id, petId: 1 + (id % 7), quantity: 1, complete: id % 3 === 0, ownerKeyId: 1 + (id % 5) });
+
+  it('counts every filter combination as a brute-force filter does', async () => {
+    const orders = Array.from({ length: 2_000 }, (_, i) => order(i + 1));
+    const store = new MemoryStore({ pets: [], categories: [], orders, keys: [], idempotency: [], bans: [], counters: { pets: 0, categories: 0, orders: orders.length, keys: 0 } });
+    for (const petId of [undefined, 3, 99]) {
+      for (const complete of [undefined, true, false]) {
+        for (const ownerKeyId of [undefined, 2]) {
+          const q = { petId, complete, ownerKeyId };
+          const want = orders.filter((o) => (petId === undefined || o.petId === petId) && (complete === undefined || o.complete === complete) && (ownerKeyId === undefined || o.ownerKeyId === ownerKeyId)).length;
+          expect(await store.countOrders(q), JSON.stringify(q)).toBe(want);
+        }
+      }
+    }
+  });
+
+  it('walks a combination over 600,000 orders in slices, holding the event loop briefly', { timeout: 60_000 }, async () => {
+    const orders = Array.from({ length: 600_000 }, (_, i) => order(i + 1));
+    const store = new MemoryStore({ pets: [], categories: [], orders, keys: [], idempotency: [], bans: [], counters: { pets: 0, categories: 0, orders: orders.length, keys: 0 } });
+    const want = orders.filter((o) => !o.complete && o.ownerKeyId === 2).length;
+    let longest = 0;
+    let last = performance.now();
+    const poller = setInterval(() => {
+      const now = performance.now();
+      longest = Math.max(longest, now - last);
+      last = now;
+    }, 2);
+    const count = await store.countOrders({ complete: false, ownerKeyId: 2 });
+    clearInterval(poller);
+    expect(count).toBe(want);
+    expect(want).toBeGreaterThan(50_000);
+    expect(longest).toBeLessThan(50);
   });
 });

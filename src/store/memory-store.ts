@@ -11,7 +11,7 @@ import { NameIndex } from './name-index.js';
 import { PendingLayer } from './pending.js';
 import { countByName, queryOrders, queryPets, take } from './queries.js';
 import type { CounterName, OrderQuery, PageQuery, PetQuery, Store, StoreTx } from './store.js';
-import { Table } from './table.js';
+import { Table, type IndexKey } from './table.js';
 import { TransactionView } from './transaction-view.js';
 
 export type { ChangeSet, StoreData } from './change-set.js';
@@ -187,22 +187,8 @@ export class MemoryStore implements Store {
         return this.pets.size;
       }
     }
-    // A count the indexes cannot answer alone (a common name with another filter, say) walks its
-    // matches: page by page, giving the event loop back every few milliseconds, so a count over
-    // 1,000,000 pets delays nobody else. It reads the durable state as of each page.
-    let n = 0;
-    let after = 0;
-    let slice = Date.now();
-    for (;;) {
-      const page = queryPets(this.pets, this.petNames, q, after, COUNT_PAGE);
-      n += page.length;
-      if (page.length < COUNT_PAGE) return n;
-      after = page[page.length - 1]!.id;
-      if (Date.now() - slice >= COUNT_SLICE_MS) {
-        await new Promise((resolve) => setTimeout(resolve, 0));
-        slice = Date.now();
-      }
-    }
+    // A count the indexes cannot answer alone (a common name with another filter, say) walks its matches.
+    return countInSlices((after) => queryPets(this.pets, this.petNames, q, after, COUNT_PAGE));
   }
 
   async getCategory(id: number) {
@@ -224,8 +210,15 @@ export class MemoryStore implements Store {
   async listOrders(q: OrderQuery) {
     return queryOrders(this.orders, q, q.after, q.limit);
   }
+  /** Read off an index for no filter or one; a combination walks its matches (`countInSlices`). */
   async countOrders(q: Omit<OrderQuery, 'after' | 'limit'>) {
-    return queryOrders(this.orders, q, 0, Infinity).length;
+    const filters: [string, IndexKey][] = [];
+    if (q.petId !== undefined) filters.push(['petId', q.petId]);
+    if (q.ownerKeyId !== undefined) filters.push(['owner', q.ownerKeyId]);
+    if (q.complete !== undefined) filters.push(['complete', q.complete]);
+    if (filters.length === 0) return this.orders.size;
+    if (filters.length === 1) return this.orders.countIn(filters[0]![0], [filters[0]![1]]);
+    return countInSlices((after) => queryOrders(this.orders, q, after, COUNT_PAGE));
   }
 
   async getKey(id: number) {
@@ -345,5 +338,26 @@ export class MemoryStore implements Store {
     this.commits = [];
     this.pending.clear();
     for (const c of failed) c.reject(err);
+  }
+}
+
+/**
+ * The number of records `page` walks to, one page (COUNT_PAGE) at a time after the last id, giving
+ * the event loop back every few milliseconds, so a count over 1,000,000 records delays nobody
+ * else. It reads the durable state as of each page.
+ */
+async function countInSlices(page: (after: number) => { id: number }[]): Promise<number> {
+  let n = 0;
+  let after = 0;
+  let slice = Date.now();
+  for (;;) {
+    const records = page(after);
+    n += records.length;
+    if (records.length < COUNT_PAGE) return n;
+    after = records[records.length - 1]!.id;
+    if (Date.now() - slice >= COUNT_SLICE_MS) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      slice = Date.now();
+    }
   }
 }
