@@ -17,15 +17,14 @@
  */
 import autocannon, { type Request } from 'autocannon';
 import { realpathSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startPostgres, type PostgresEngine } from '../test/engines/postgres.js';
 import { startRedis, type RedisEngine } from '../test/engines/redis.js';
 import { intEnv } from './env.js';
 import { killAllNow, startChild, stopAll, type Child } from './processes.js';
+import { ROOT } from './servers.js';
 import { call, createFixture, type Fixture } from './setup.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ADMIN_KEY = 'psk_enterprise_BenchClusterAdminKey0123456789abcdefXYZ';
 /** Past this, everything is stopped and the measurement fails. */
 const WATCHDOG_MS = 240_000;

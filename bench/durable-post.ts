@@ -17,19 +17,14 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { intEnv } from './env.js';
 import { killAllNow, startChild, stopAll, type Child } from './processes.js';
 import { orderScenario as scenario } from './scenarios.js';
+import { ROOT } from './servers.js';
 import { createFixture, type Fixture } from './setup.js';
 
-const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
-const int = (name: string, dflt: number, min: number, max: number) => {
-  const n = Number(process.env[name] ?? dflt);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}`);
-  return n;
-};
-const ROUNDS = int('BENCH_ROUNDS', 5, 1, 20);
-const DURATION = int('BENCH_DURATION', 5, 1, 30);
+const ROUNDS = intEnv('BENCH_ROUNDS', 5, 1, 20);
+const DURATION = intEnv('BENCH_DURATION', 5, 1, 30);
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '10,50').split(',').map(Number);
 
 interface Target {

@@ -9,9 +9,9 @@ import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, Pe
 import { emptyCounters, raiseCounters, type ChangeSet, type StoreData } from './change-set.js';
 import { NameIndex } from './name-index.js';
 import { PendingLayer } from './pending.js';
-import { countByName, queryOrders, queryPets, take } from './queries.js';
+import { countByName, orderFilters, queryOrders, queryPets, take } from './queries.js';
 import type { CounterName, OrderQuery, PageQuery, PetQuery, Store, StoreTx } from './store.js';
-import { Table, type IndexKey } from './table.js';
+import { Table } from './table.js';
 import { TransactionView } from './transaction-view.js';
 
 export type { ChangeSet, StoreData } from './change-set.js';
@@ -212,10 +212,7 @@ export class MemoryStore implements Store {
   }
   /** Read off an index for no filter or one; a combination walks its matches (`countInSlices`). */
   async countOrders(q: Omit<OrderQuery, 'after' | 'limit'>) {
-    const filters: [string, IndexKey][] = [];
-    if (q.petId !== undefined) filters.push(['petId', q.petId]);
-    if (q.ownerKeyId !== undefined) filters.push(['owner', q.ownerKeyId]);
-    if (q.complete !== undefined) filters.push(['complete', q.complete]);
+    const filters = orderFilters(q);
     if (filters.length === 0) return this.orders.size;
     if (filters.length === 1) return this.orders.countIn(filters[0]![0], [filters[0]![1]]);
     return countInSlices((after) => queryOrders(this.orders, q, after, COUNT_PAGE));

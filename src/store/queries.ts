@@ -166,13 +166,19 @@ export function queryOrders(orders: Table<OrderRecord>, q: Omit<OrderQuery, 'aft
     (q.petId === undefined || o.petId === q.petId) &&
     (q.complete === undefined || o.complete === q.complete) &&
     (q.ownerKeyId === undefined || o.ownerKeyId === q.ownerKeyId);
-  const plans: [string, IndexKey[]][] = [];
-  if (q.petId !== undefined) plans.push(['petId', [q.petId]]);
-  if (q.ownerKeyId !== undefined) plans.push(['owner', [q.ownerKeyId]]);
-  if (q.complete !== undefined) plans.push(['complete', [q.complete]]);
+  const plans: [string, IndexKey[]][] = orderFilters(q).map(([index, key]) => [index, [key]]);
   plans.sort((a, b) => orders.countIn(a[0], a[1]) - orders.countIn(b[0], b[1]));
   const [index, keys] = plans[0] ?? [];
   return take(orders, orders.idsAfter(after, index, keys), limit, match);
+}
+
+/** An order query's filters, each as the index that answers it and the key to look up. */
+export function orderFilters(q: Omit<OrderQuery, 'after' | 'limit'>): [index: string, key: IndexKey][] {
+  const filters: [string, IndexKey][] = [];
+  if (q.petId !== undefined) filters.push(['petId', q.petId]);
+  if (q.ownerKeyId !== undefined) filters.push(['owner', q.ownerKeyId]);
+  if (q.complete !== undefined) filters.push(['complete', q.complete]);
+  return filters;
 }
 
 export function take<V extends { id: number }>(table: Table<V>, ids: Iterable<number>, limit: number, match?: (v: V) => boolean): V[] {
