@@ -88,7 +88,7 @@ export class Exchange {
   set(fields: Record<string, string>): void;
   set(a: string | Record<string, string>, value?: string): void {
     if (typeof a === 'string') this.headers[a.toLowerCase()] = value!;
-    else for (const [k, v] of Object.entries(a)) this.headers[k.toLowerCase()] = v;
+    else for (const k in a) this.headers[k.toLowerCase()] = a[k]!;
   }
 
   /** The query string's values by name (a name given twice has two values). */

@@ -10,12 +10,11 @@ export class InventoryService {
   constructor(private readonly store: Store) {}
 
   list(_actor: Principal, statuses: readonly PetStatus[] | undefined, page: PageRequest): Promise<Page<InventoryItem>> {
-    const q = statuses ? { statuses } : {};
-    return pageOf(page, (after, limit) => this.store.listPets({ ...q, after, limit }), toInventoryItem, (p) => p.id);
+    return pageOf(page, (after, limit) => this.store.listPets({ statuses, after, limit }), toInventoryItem, (p) => p.id);
   }
 
   count(_actor: Principal, statuses: readonly PetStatus[] | undefined): Promise<number> {
-    return this.store.countPets(statuses ? { statuses } : {});
+    return this.store.countPets({ statuses });
   }
 
   async get(_actor: Principal, petId: number): Promise<InventoryItem> {

@@ -39,13 +39,13 @@ export class OrderService {
     private readonly clock: Clock,
   ) {}
 
-  list(actor: Principal, filter: OrderFilter, page: PageRequest): Promise<Page<Order>> {
-    const q = { ...filter, ...ownerScope(actor) };
-    return pageOf(page, (after, limit) => this.store.listOrders({ ...q, after, limit }), toOrder, (o) => o.id);
+  list(actor: Principal, { petId, complete }: OrderFilter, page: PageRequest): Promise<Page<Order>> {
+    const ownerKeyId = ownerScope(actor);
+    return pageOf(page, (after, limit) => this.store.listOrders({ petId, complete, ownerKeyId, after, limit }), toOrder, (o) => o.id);
   }
 
-  count(actor: Principal, filter: OrderFilter): Promise<number> {
-    return this.store.countOrders({ ...filter, ...ownerScope(actor) });
+  count(actor: Principal, { petId, complete }: OrderFilter): Promise<number> {
+    return this.store.countOrders({ petId, complete, ownerKeyId: ownerScope(actor) });
   }
 
   async get(actor: Principal, id: number): Promise<Order> {
@@ -123,8 +123,9 @@ export class OrderService {
   }
 }
 
-function ownerScope(actor: Principal): { ownerKeyId?: number } {
-  return seesAllOrders(actor) ? {} : { ownerKeyId: actor.keyId };
+/** The owner whose orders the actor may see; undefined for staff, who see every order. */
+function ownerScope(actor: Principal): number | undefined {
+  return seesAllOrders(actor) ? undefined : actor.keyId;
 }
 
 function visibleTo(actor: Principal, o: OrderRecord): boolean {

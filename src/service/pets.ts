@@ -29,13 +29,16 @@ export interface PetFilter {
 export class PetService {
   constructor(private readonly store: Store) {}
 
-  list(_actor: Principal, filter: PetFilter, page: PageRequest): Promise<Page<Pet>> {
-    const q = { ...filter, nameContains: filter.name?.toLowerCase() };
-    return pageOf(page, (after, limit) => this.store.listPets({ ...q, after, limit }), toPet, (p) => p.id);
+  // Store queries are built field by field, here and in the other services: spreading filters
+  // that every caller shapes its own way made V8 copy them generically, a fifth of the REST
+  // pipeline's time for GET /pets?ids= (bench/RESULTS.md).
+  list(_actor: Principal, { statuses, categoryId, name, ids }: PetFilter, page: PageRequest): Promise<Page<Pet>> {
+    const nameContains = name?.toLowerCase();
+    return pageOf(page, (after, limit) => this.store.listPets({ statuses, categoryId, nameContains, ids, after, limit }), toPet, (p) => p.id);
   }
 
-  count(_actor: Principal, filter: PetFilter): Promise<number> {
-    return this.store.countPets({ ...filter, nameContains: filter.name?.toLowerCase() });
+  count(_actor: Principal, { statuses, categoryId, name, ids }: PetFilter): Promise<number> {
+    return this.store.countPets({ statuses, categoryId, nameContains: name?.toLowerCase(), ids });
   }
 
   async get(_actor: Principal, id: number): Promise<Pet> {
