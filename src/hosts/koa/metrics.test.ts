@@ -57,9 +57,16 @@ describe('request metrics', () => {
     const durations = json.find((m) => m.name === 'petstore_http_request_duration_seconds')!;
     expect(durations.type).toBe('histogram');
     expect(durations.values.find((v) => v.labels.le === '+Inf' && v.labels.operation === 'listPets')?.value).toBe(4);
+    const requests = json.find((m) => m.name === 'petstore_http_requests_total')!;
+    expect(requests.type).toBe('counter');
+    expect(requests.values.find((v) => v.labels.operation === 'listPets' && v.labels.status === '200')?.value).toBe(3);
     metrics.registry.resetMetrics();
-    expect(family(await metrics.registry.metrics(), 'petstore_http_request_duration_seconds_count')).toEqual([]);
+    const after = await metrics.registry.metrics();
+    expect(family(after, 'petstore_http_request_duration_seconds_count')).toEqual([]);
+    expect(after.split('\n').filter((l) => l.startsWith('petstore_http_requests_total{'))).toEqual([]);
     metrics.observe('GET', 'listPets', 200, 0.001);
-    expect(await metrics.registry.metrics()).toMatch(/^petstore_http_request_duration_seconds_count\{operation="listPets"\} 1$/m);
+    const again = await metrics.registry.metrics();
+    expect(again).toMatch(/^petstore_http_request_duration_seconds_count\{operation="listPets"\} 1$/m);
+    expect(again).toMatch(/^petstore_http_requests_total\{method="GET",operation="listPets",status="200"\} 1$/m);
   });
 });
