@@ -2,9 +2,9 @@
  * Several gateways on PostgreSQL + Redis (CONTRACT section 13), measured: `npm run bench:cluster`,
  * or `measureCluster()` from another script (bench/run.ts). Starts a PostgreSQL and a redis-server
  * of its own (test/engines: Debian's postgresql and redis-server packages), then for one and for
- * two gateway processes (`node --import tsx src/main.ts` with PETSTORE_DATABASE_URL and
- * PETSTORE_REDIS_URL, on a fresh database each time) sets up the usual fixture (bench/setup.ts)
- * and runs, with autocannon on loopback, for a bounded time each:
+ * two gateway processes (`node bin/start.mjs`, the compiled server as `npm start` runs it, with
+ * PETSTORE_DATABASE_URL and PETSTORE_REDIS_URL, on a fresh database each time) sets up the usual
+ * fixture (bench/setup.ts) and runs, with autocannon on loopback, for a bounded time each:
  * - reads: GET /pets?ids=<id>, rotating over 200 pets;
  * - orders: POST /store/orders for 1 unit, rotating over the 5 stocked pets (each order one
  *   PostgreSQL transaction holding its pet's row lock; every request one Redis script).
@@ -116,7 +116,10 @@ async function startGateways(n: number, databaseUrl: string, redisUrl: string): 
     PETSTORE_SEED: 'false',
     PETSTORE_LOG_LEVEL: 'warn',
   };
-  return Promise.all(Array.from({ length: n }, (_, i) => startChild({ name: `gateway ${i + 1}/${n}`, args: ['--import', 'tsx', 'src/main.ts'], env, cwd: ROOT, timeoutMs: 60_000 })));
+  // One after another: the first start builds dist/server when it is stale, and the others use it.
+  const gateways: Child[] = [];
+  for (let i = 0; i < n; i++) gateways.push(await startChild({ name: `gateway ${i + 1}/${n}`, args: ['bin/start.mjs'], env, cwd: ROOT, timeoutMs: 60_000 }));
+  return gateways;
 }
 
 export async function measureCluster(opts: ClusterOptions = {}): Promise<ClusterRow[]> {
