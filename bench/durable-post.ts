@@ -13,14 +13,12 @@
  * (1-30, default 5), BENCH_CONNECTIONS (comma list, default "10,50").
  */
 import autocannon from 'autocannon';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { intEnv } from './env.js';
 import { killAllNow, startChild, stopAll, type Child } from './processes.js';
 import { orderScenario as scenario } from './scenarios.js';
-import { ROOT } from './servers.js';
+import { newAdminKey, removeTempDirs, ROOT, tempDir } from './servers.js';
 import { createFixture, type Fixture } from './setup.js';
 
 const ROUNDS = intEnv('BENCH_ROUNDS', 5, 1, 20);
@@ -39,7 +37,7 @@ interface Target {
 }
 
 async function start(t: Target, dataDir: string): Promise<void> {
-  const adminKey = `bench-admin-${randomBytes(16).toString('hex')}`;
+  const adminKey = newAdminKey();
   t.child = await startChild({
     name: t.name,
     args: ['--import', 'tsx', 'src/main.ts'],
@@ -67,11 +65,10 @@ const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length
 
 const targets: Target[] = [{ name: 'this checkout', dir: ROOT, rps: new Map(), p99: new Map(), cpu: new Map() }];
 if (process.env.BENCH_BASE_DIR) targets.push({ name: `base (${process.env.BENCH_BASE_DIR})`, dir: resolve(process.env.BENCH_BASE_DIR), rps: new Map(), p99: new Map(), cpu: new Map() });
-const dirs = targets.map(() => mkdtempSync(join(os.tmpdir(), 'petstore-durable-post-')));
 process.on('exit', killAllNow);
 try {
   console.log(`durable POST /store/orders: ${ROUNDS} rounds x ${DURATION} s per target and connection count; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  for (const [i, t] of targets.entries()) await start(t, dirs[i]!);
+  for (const t of targets) await start(t, tempDir('petstore-durable-post-'));
   for (let r = 0; r < ROUNDS; r++) {
     console.log(`round ${r + 1}`);
     const order = r % 2 ? [...targets].reverse() : targets;
@@ -86,5 +83,5 @@ try {
   }
 } finally {
   await stopAll();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  removeTempDirs();
 }

@@ -12,6 +12,7 @@ import { PendingLayer } from './pending.js';
 import { countByName, orderFilters, queryOrders, queryPets, take } from './queries.js';
 import type { CounterName, OrderQuery, PageQuery, PetQuery, Store, StoreTx } from './store.js';
 import { Table } from './table.js';
+import { TimeSlices } from './time-slices.js';
 import { TransactionView } from './transaction-view.js';
 
 export type { ChangeSet, StoreData } from './change-set.js';
@@ -344,17 +345,14 @@ export class MemoryStore implements Store {
  * else. It reads the durable state as of each page.
  */
 async function countInSlices(page: (after: number) => { id: number }[]): Promise<number> {
+  const slices = new TimeSlices(COUNT_SLICE_MS);
   let n = 0;
   let after = 0;
-  let slice = Date.now();
   for (;;) {
     const records = page(after);
     n += records.length;
     if (records.length < COUNT_PAGE) return n;
     after = records[records.length - 1]!.id;
-    if (Date.now() - slice >= COUNT_SLICE_MS) {
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      slice = Date.now();
-    }
+    if (slices.due) await slices.pause();
   }
 }

@@ -19,6 +19,7 @@ import { buildPostings, buildSteps, type NameRecord } from './name-index-build.j
 import { SENTINEL, trigramKey, trigramKeys, unitsOf } from './name-index-keys.js';
 import { PostingList } from './name-index-postings.js';
 import type { DerivedIndex } from './table.js';
+import { TimeSlices } from './time-slices.js';
 
 /** The keys of the prefix maps: one unit, or two (a different range, so they never collide). */
 const prefix1Key = (a: number) => a;
@@ -88,12 +89,11 @@ export class NameIndex<V extends NameRecord = NameRecord> implements DerivedInde
     // Set before the first step runs: a build that ends within its first slice clears it again.
     this.building = build;
     build.done = (async () => {
-      let sliceStart = Date.now();
+      const slices = new TimeSlices(sliceMs);
       /** False when a later build took over. */
       const onward = async () => {
-        if (Date.now() - sliceStart < sliceMs) return true;
-        await new Promise((resolve) => setTimeout(resolve, 0));
-        sliceStart = Date.now();
+        if (!slices.due) return true;
+        await slices.pause();
         return this.building === build;
       };
       const steps = buildSteps(records, BUILD_CHUNK);

@@ -23,14 +23,18 @@ export class Table<V extends { id: number }> {
   private readonly rows = new Map<number, V>();
   private readonly all = new SortedIds();
   private readonly indexes = new Map<string, Map<IndexKey, SortedIds>>();
-  private readonly defList: [string, (v: V) => IndexKey | undefined][];
+  /** Each index with the function that keys a record in it. */
+  private readonly indexList: { keyOf: (v: V) => IndexKey | undefined; byKey: Map<IndexKey, SortedIds> }[] = [];
 
   constructor(
     readonly defs: IndexDefs<V>,
     private readonly derived: readonly DerivedIndex<V>[] = [],
   ) {
-    this.defList = Object.entries(defs);
-    for (const name of Object.keys(defs)) this.indexes.set(name, new Map());
+    for (const [name, keyOf] of Object.entries(defs)) {
+      const byKey = new Map<IndexKey, SortedIds>();
+      this.indexes.set(name, byKey);
+      this.indexList.push({ keyOf, byKey });
+    }
   }
 
   get size(): number {
@@ -46,14 +50,7 @@ export class Table<V extends { id: number }> {
     if (old) this.unindex(old);
     this.rows.set(v.id, v);
     this.all.add(v.id);
-    for (const [name, keyOf] of this.defList) {
-      const key = keyOf(v);
-      if (key === undefined) continue;
-      const idx = this.indexes.get(name)!;
-      let ids = idx.get(key);
-      if (!ids) idx.set(key, (ids = new SortedIds()));
-      ids.add(v.id);
-    }
+    this.index(v);
     for (const d of this.derived) d.update(old, v);
   }
 
@@ -69,19 +66,10 @@ export class Table<V extends { id: number }> {
       for (const v of records) this.set(v);
       return;
     }
-    const rows = this.rows;
-    const all = this.all;
-    const indexes = this.defList.map(([name, keyOf]) => ({ byKey: this.indexes.get(name)!, keyOf }));
     for (const v of records) {
-      rows.set(v.id, v);
-      all.add(v.id);
-      for (const { byKey, keyOf } of indexes) {
-        const key = keyOf(v);
-        if (key === undefined) continue;
-        let ids = byKey.get(key);
-        if (!ids) byKey.set(key, (ids = new SortedIds()));
-        ids.add(v.id);
-      }
+      this.rows.set(v.id, v);
+      this.all.add(v.id);
+      this.index(v);
     }
     for (const d of this.derived) for (const v of records) d.update(undefined, v);
   }
@@ -128,10 +116,20 @@ export class Table<V extends { id: number }> {
     return idx;
   }
 
-  private unindex(v: V): void {
-    for (const [name, keyOf] of this.defList) {
+  private index(v: V): void {
+    for (const { keyOf, byKey } of this.indexList) {
       const key = keyOf(v);
-      if (key !== undefined) this.indexes.get(name)!.get(key)?.delete(v.id);
+      if (key === undefined) continue;
+      let ids = byKey.get(key);
+      if (!ids) byKey.set(key, (ids = new SortedIds()));
+      ids.add(v.id);
+    }
+  }
+
+  private unindex(v: V): void {
+    for (const { keyOf, byKey } of this.indexList) {
+      const key = keyOf(v);
+      if (key !== undefined) byKey.get(key)?.delete(v.id);
     }
   }
 }
