@@ -25,7 +25,7 @@ export default defineConfig({
         test: {
           name: 'default',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'mocks/**/*.test.ts'],
-          exclude: ['**/node_modules/**', BEHAVIOUR, 'test/browser/**', POSTGRES, CLUSTER],
+          exclude: ['**/node_modules/**', BEHAVIOUR, 'test/browser/**', 'test/consumer/**', POSTGRES, CLUSTER],
         },
       },
       // One behaviour suite, two targets (CONTRACT section 11): the same files against the real
@@ -53,6 +53,9 @@ export default defineConfig({
       },
       // The example page in Debian's Chromium, on the mocks and on a real server (test/browser).
       { extends: true, test: { name: 'browser', include: ['test/browser/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 120_000 } },
+      // The packed package installed in a project of its own, outside this tree (test/consumer):
+      // its app/ directory is that project's, never a test of ours.
+      { extends: true, test: { name: 'consumer', include: ['test/consumer/consumer.test.ts'], testTimeout: 180_000, hookTimeout: 300_000 } },
     ],
   },
 });

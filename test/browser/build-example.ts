@@ -1,7 +1,8 @@
 /**
  * Builds examples/web into a directory of its own, the way a developer would: mocks mode with the
- * root script (`npm run build:example`, which builds the mocks bundle and writes MSW's worker
- * script first), real-server mode with `vite build` and VITE_PETSTORE_URL/KEY in the environment.
+ * root script (`npm run build:example`, which builds the package and writes MSW's worker script
+ * first), real-server mode with `npm run build` (the page imports the built client) and
+ * `vite build` with VITE_PETSTORE_URL/KEY in the environment.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +20,7 @@ export async function buildExample(outDir: string, target: ExampleMode): Promise
   } else {
     env.VITE_PETSTORE_URL = target.url;
     env.VITE_PETSTORE_KEY = target.key;
+    await run('npm', ['run', '--silent', 'build'], env);
     await run(process.execPath, [`${ROOT}node_modules/vite/bin/vite.js`, 'build', 'examples/web', '--outDir', outDir, '--logLevel', 'warn'], env);
   }
 }
