@@ -3,7 +3,7 @@
 import { chromium } from 'playwright-core';
 import { preview } from 'vite';
 
-const server = await preview({ logLevel: 'warn', preview: { host: '127.0.0.1', port: 0, strictPort: false, open: false } });
+const server = await preview({ logLevel: 'warn', preview: { host: '127.0.0.1', port: 0 } });
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
@@ -14,6 +14,7 @@ try {
   page.on('pageerror', (err) => errors.push(String(err)));
   const origin = server.resolvedUrls.local[0];
   await page.goto(origin);
+  // The page sets `results` when done, or with the error that stopped it.
   await page.waitForFunction(() => window.results !== undefined, null, { timeout: 30_000 });
   const results = await page.evaluate(() => window.results);
 
