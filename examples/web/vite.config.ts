@@ -26,7 +26,7 @@ export default defineConfig(({ mode }) => ({
   },
   server: {
     host: '127.0.0.1',
-    // The package's own files (src/client, dist/mocks) live above this root.
+    // The package's own files (dist/client, dist/mocks) live above this root.
     fs: { allow: [repoRoot] },
   },
   preview: { host: '127.0.0.1' },
@@ -49,7 +49,7 @@ function selfReference(root: string, { mocks }: { mocks: boolean }): Plugin {
       if (id !== pkg.name && !id.startsWith(`${pkg.name}/`)) return null;
       // A real-server build drops the mocks branch of connection.ts, but Rollup resolves and loads
       // every import before it shakes the tree: left external, the mocks bundle is neither read nor
-      // needed (so `vite build` works without `npm run build:mocks` in that mode).
+      // needed in that mode (the typed client still comes from dist/client: `npm run build`).
       if (!mocks && id === `${pkg.name}/mocks/browser`) return { id, external: true };
       const subpath = `.${id.slice(pkg.name.length)}`;
       const entry = typeof pkg.exports === 'object' && pkg.exports !== null ? (pkg.exports as Record<string, unknown>)[subpath] : undefined;
