@@ -32,6 +32,11 @@ export default defineConfig({
       // server over HTTP and against the MSW mocks; startTarget reads `target` with inject().
       { extends: true, test: { name: 'behaviour:server', include: [BEHAVIOUR], provide: { target: 'server' } } },
       { extends: true, test: { name: 'behaviour:mocks', include: [BEHAVIOUR], provide: { target: 'mocks' } } },
+      // Once more on the mocks as the package ships them (dist/mocks, built once by the global setup).
+      {
+        extends: true,
+        test: { name: 'behaviour:package', include: [BEHAVIOUR], provide: { target: 'mocks', mocksFrom: 'package' }, globalSetup: ['test/consumer/build-package.ts'] },
+      },
       // The same suite against the real server on PostgreSQL (CONTRACT section 13): one PostgreSQL
       // for the project (test/engines/setup.ts), a database of its own for each file.
       {

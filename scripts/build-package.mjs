@@ -34,7 +34,7 @@
  *   node scripts/build-package.mjs --metafile  also writes dist/mocks/meta.json (what is inside;
  *                                              read it with esbuild's analyzer or `npx esbuild-visualizer`)
  */
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -43,6 +43,9 @@ import { dts } from 'rollup-plugin-dts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const at = (p) => join(root, p);
+/** Everything is built here first, then moved into dist/ file by file (see the end). */
+const STAGE = `dist/.build-${process.pid}`;
+const OUT_DIRS = ['mocks', 'client', 'cli'];
 
 const MOCK_ENTRIES = ['mocks/index.ts', 'mocks/node.ts', 'mocks/browser.ts', 'mocks/browser-globals.ts'];
 
@@ -105,7 +108,7 @@ async function buildMocks(metafile) {
   const result = await build({
     absWorkingDir: root,
     entryPoints: MOCK_ENTRIES,
-    outdir: 'dist/mocks',
+    outdir: `${STAGE}/mocks`,
     bundle: true,
     format: 'esm',
     platform: 'browser',
@@ -118,14 +121,14 @@ async function buildMocks(metafile) {
     external: ['msw', 'msw/*'],
     plugins: [siblingEntries(MOCK_ENTRIES), oneGraphql, browserSafe],
   });
-  if (metafile) writeFileSync(at('dist/mocks/meta.json'), JSON.stringify(result.metafile));
+  if (metafile) writeFileSync(at(`${STAGE}/mocks/meta.json`), JSON.stringify(result.metafile));
 }
 
 async function buildClient() {
   await build({
     absWorkingDir: root,
     entryPoints: ['src/client/index.ts'],
-    outfile: 'dist/client/index.js',
+    outfile: `${STAGE}/client/index.js`,
     bundle: true,
     format: 'esm',
     platform: 'neutral',
@@ -140,7 +143,7 @@ async function buildCli() {
   await build({
     absWorkingDir: root,
     entryPoints: ['src/cli/main.ts'],
-    outfile: 'dist/cli/petstore.js',
+    outfile: `${STAGE}/cli/petstore.js`,
     bundle: true,
     format: 'esm',
     platform: 'node',
@@ -174,12 +177,36 @@ async function buildDeclarations() {
       warn(warning);
     },
   });
-  await bundle.write({ dir: at('dist'), format: 'es', entryFileNames: '[name].d.ts', chunkFileNames: 'types/[name]-[hash].d.ts' });
+  const { output } = await bundle.write({ dir: at(STAGE), format: 'es', entryFileNames: '[name].d.ts' });
+  // Each entry's declarations stand alone (node/browser re-export ./index.js); a shared chunk would be a file nobody ships.
+  const shared = output.filter((o) => o.type === 'chunk' && !o.isEntry).map((o) => o.fileName);
+  if (shared.length) throw new Error(`declarations split into shared chunks: ${shared.join(', ')}`);
   await bundle.close();
 }
 
+/**
+ * Moves the staged build into dist/ one file at a time (a rename replaces a file at once), then
+ * removes what the build no longer makes: a test importing dist/mocks while another builds (npm
+ * pack's prepack, the example's build) never finds a file missing or half written.
+ */
+function publish() {
+  for (const dir of OUT_DIRS) {
+    const from = at(`${STAGE}/${dir}`);
+    const to = at(`dist/${dir}`);
+    mkdirSync(to, { recursive: true });
+    const made = new Set(existsSync(from) ? readdirSync(from) : []);
+    for (const file of made) renameSync(join(from, file), join(to, file));
+    for (const file of readdirSync(to)) if (!made.has(file)) rmSync(join(to, file), { recursive: true, force: true });
+  }
+  rmSync(at(STAGE), { recursive: true, force: true });
+}
+
 const metafile = process.argv.includes('--metafile');
-for (const dir of ['dist/mocks', 'dist/client', 'dist/cli', 'dist/types']) rmSync(at(dir), { recursive: true, force: true });
-mkdirSync(at('dist'), { recursive: true });
-await Promise.all([buildMocks(metafile), buildClient(), buildCli()]);
-await buildDeclarations();
+rmSync(at(STAGE), { recursive: true, force: true });
+try {
+  await Promise.all([buildMocks(metafile), buildClient(), buildCli()]);
+  await buildDeclarations();
+  publish();
+} finally {
+  rmSync(at(STAGE), { recursive: true, force: true });
+}

@@ -17,6 +17,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** Which target `startTarget` starts: set per project in vitest.config.ts. */
     target: TargetKind;
+    /** `package`: the mocks target runs the built mocks the package ships (dist/mocks), not mocks/*.ts. */
+    mocksFrom?: 'package';
   }
 }
 
@@ -102,7 +104,7 @@ let mocksListening = false;
 async function startMocksTarget(opts: TargetOptions): Promise<Target> {
   if (mocksListening) throw new Error('one mocks target at a time: close the previous one first');
   // Loaded here so that the server project never loads MSW.
-  const { createMockServer } = await import('../../mocks/node.js');
+  const { createMockServer } = inject('mocksFrom') === 'package' ? await importBuiltMocks() : await import('../../mocks/node.js');
   const clock = opts.clock ?? new FakeClock();
   const { server } = createMockServer({
     baseUrl: MOCKS_BASE_URL,
@@ -130,6 +132,11 @@ async function startMocksTarget(opts: TargetOptions): Promise<Target> {
       mocksListening = false;
     },
   };
+}
+
+/** The built mocks (scripts/build-package.mjs), typed as their source: the package's declarations say the same. */
+function importBuiltMocks(): Promise<typeof import('../../mocks/node.js')> {
+  return import(/* @vite-ignore */ new URL('../../dist/mocks/node.js', import.meta.url).href) as Promise<typeof import('../../mocks/node.js')>;
 }
 
 /** `Target.client`: a key made through POST /admin/keys, as any administrator would make one. */
