@@ -45,8 +45,9 @@ const RECORDED_STATUSES = new Set([404, 409, 422]);
 export function createResolvers(inputs: InputChecker): IResolvers<unknown, GraphQLContext> {
   const toNewPet = (input: Args): NewPet =>
     inputs.check<NewPet>('NewPet', { name: input.name, categoryId: bodyId(input.categoryId), status: toOptionalStatus(input.status) }, 'input');
-  // Paging arguments mirror GET /pets (and the other lists): `first` is `limit`, `after` is `cursor`.
-  const page = (args: Args) => pageOf(inputs.params<{ limit: number; cursor?: string }>('listCategories', 'query', { limit: args.first, cursor: args.after }));
+  // Paging arguments mirror the REST list's: `first` is `limit`, `after` is `cursor`.
+  const paging = (operation: 'listCategories' | 'listPets', args: Args) =>
+    pageOf(inputs.params<Paging>(operation, 'query', { limit: args.first, cursor: args.after }));
 
   const Query: Record<string, Resolver> = {
     pet: (_, { id }, { principal, services }) => withId(id, 'id', (n) => services.pets.get(principal, n)),
@@ -65,7 +66,7 @@ export function createResolvers(inputs: InputChecker): IResolvers<unknown, Graph
     },
     category: (_, { id }, { principal, services }) => withId(id, 'id', (n) => services.categories.get(principal, n)),
     categories: async (_, args, { principal, services }) => {
-      const list = await services.categories.list(principal, page(args));
+      const list = await services.categories.list(principal, paging('listCategories', args));
       return connection(list, (c) => c.id, () => services.categories.count(principal));
     },
     order: (_, { id }, { principal, services }) => withId(id, 'id', (n) => services.orders.get(principal, n)),
@@ -170,7 +171,7 @@ export function createResolvers(inputs: InputChecker): IResolvers<unknown, Graph
     Category: {
       id: (c: Category) => String(c.id),
       pets: async (c: Category, args: Args, { principal, services }: GraphQLContext) => {
-        const list = await services.pets.list(principal, { categoryId: c.id }, page(args));
+        const list = await services.pets.list(principal, { categoryId: c.id }, paging('listPets', args));
         return connection(list, (p) => p.id, () => services.pets.count(principal, { categoryId: c.id }));
       },
     },
