@@ -39,8 +39,8 @@ export interface InputChecker {
 const ARG_NAMES: Record<string, string> = { limit: 'first', cursor: 'after', 'Idempotency-Key': 'idempotencyKey' };
 
 export function createInputChecker(doc: OpenApiDoc): InputChecker {
-  const ajv = createAjv(doc);
-  const withDefaults = createAjv(doc, { useDefaults: true });
+  // Defaults applied, as REST's validator applies them (`first` is `limit`, default 20).
+  const ajv = createAjv(doc, { useDefaults: true });
   const compiled = new Map<Component, ValidateFunction>();
   const validator = (c: Component) => {
     let v = compiled.get(c);
@@ -50,7 +50,7 @@ export function createInputChecker(doc: OpenApiDoc): InputChecker {
   const paramCheckers = new Map<string, ParamsChecker>();
   const paramsChecker = (operation: MirroredOperation, where: 'query' | 'header') => {
     let c = paramCheckers.get(`${operation} ${where}`);
-    if (!c) paramCheckers.set(`${operation} ${where}`, (c = compileParamsChecker(doc, withDefaults, operation, where)));
+    if (!c) paramCheckers.set(`${operation} ${where}`, (c = compileParamsChecker(doc, ajv, operation, where)));
     return c;
   };
   return {
