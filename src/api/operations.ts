@@ -15,6 +15,7 @@ import { deprecationHeaders, sunsetGate } from './deprecation.js';
 import { errorResponse } from './error-map.js';
 import type { Exchange, OperationMeta } from './exchange.js';
 import { compileRequestValidator } from './request-validator.js';
+import { inexactIds, quotingIds, type SentId } from './path-ids.js';
 import type { Handler, Handlers } from './state.js';
 
 export interface OperationsOptions {
@@ -83,8 +84,9 @@ export function compileRoutes(opts: OperationsOptions): Routes {
       if (!isPublic) await opts.admit(x);
       sunset?.();
       const req = await validate(x);
-      if (idempotent) await runIdempotent(x, services, req.body, () => handler(x, req));
-      else await handler(x, req);
+      const run = idempotent ? () => runIdempotent(x, services, req.body, () => handler(x, req)) : () => handler(x, req);
+      const inexact = sentIds(x.params, req.params);
+      await (inexact ? quotingIds(inexact, run) : run());
     });
   }
 
@@ -117,6 +119,13 @@ export function compileRoutes(opts: OperationsOptions): Routes {
       return match(path)?.t.allow;
     },
   };
+}
+
+/** The path ids as sent whose number prints otherwise (a path id above 2^53-1), if any. */
+function sentIds(texts: Record<string, string>, values: Record<string, number>): SentId[] | undefined {
+  let sent: SentId[] | undefined;
+  for (const name in values) (sent ??= []).push([texts[name] ?? '', values[name]!]);
+  return sent && inexactIds(sent);
 }
 
 function safeDecode(s: string): string {

@@ -11,6 +11,7 @@ import { BadRequestError, ValidationError, type ErrorDetail } from '../service/e
 import { readJsonBody, trimStrings } from './json-body.js';
 import type { Exchange } from './exchange.js';
 import type { ValidatedRequest } from './state.js';
+import { pathIdOf } from './path-ids.js';
 
 export type RequestValidator = (x: Exchange) => Promise<ValidatedRequest>;
 
@@ -27,11 +28,7 @@ export function compileRequestValidator(ajv: Ajv2020, doc: OpenApiDoc, op: Opera
   const queryCoercers = queryParams.map((p) => ({ name: p.name, coerce: coercerOf(deref(doc, p.schema) as JsonSchema, doc) }));
   const headerNames = headerParams.map((p) => ({ name: p.name, lower: p.name.toLowerCase() }));
 
-  const objectOf = (ps: Parameter[]): JsonSchema => ({
-    type: 'object',
-    properties: Object.fromEntries(ps.map((p) => [p.name, inDoc(deref(doc, p.schema))])),
-    required: ps.filter((p) => p.required).map((p) => p.name),
-  });
+  const objectOf = (ps: Parameter[]) => parametersSchema(doc, ps);
   const bodySchema = op.requestBody ? deref<NonNullable<Operation['requestBody']>>(doc, op.requestBody).content?.['application/json']?.schema : undefined;
   let validateQuery: ValidateFunction | undefined;
   let validateHeaders: ValidateFunction | undefined;
@@ -48,12 +45,12 @@ export function compileRequestValidator(ajv: Ajv2020, doc: OpenApiDoc, op: Opera
     if (!compiled) compile();
     const path: Record<string, number> = {};
     for (const name of pathNames) {
-      const raw = x.params[name] ?? '';
-      if (!DECIMAL.test(raw)) {
+      // A huge id stays a number that names nothing (404), as the contract asks (path-ids.ts).
+      const id = pathIdOf(x.params[name] ?? '');
+      if (id === undefined) {
         throw new BadRequestError(`${name} must be a decimal integer.`, [{ path: name, message: 'must be a decimal integer' }]);
       }
-      // A huge id stays a number that names nothing (404), as the contract asks.
-      path[name] = Number(raw);
+      path[name] = id;
     }
 
     const query: Record<string, unknown> = {};
@@ -88,8 +85,20 @@ export function compileRequestValidator(ajv: Ajv2020, doc: OpenApiDoc, op: Opera
   };
 }
 
+/**
+ * The schema of a group of parameters as one object (one property per parameter, its own schema):
+ * what REST validates its query and headers with, and GraphQL the arguments that mirror them.
+ */
+export function parametersSchema(doc: OpenApiDoc, ps: Parameter[]): JsonSchema {
+  return {
+    type: 'object',
+    properties: Object.fromEntries(ps.map((p) => [p.name, inDoc(deref(doc, p.schema))])),
+    required: ps.filter((p) => p.required).map((p) => p.name),
+  };
+}
+
 /** What turns a query string into the type its schema wants (comma lists for form/explode=false arrays). */
-function coercerOf(schema: JsonSchema, doc: OpenApiDoc): (raw: string) => unknown {
+export function coercerOf(schema: JsonSchema, doc: OpenApiDoc): (raw: string) => unknown {
   if (schema.type === 'array') {
     const item = coercerOf(deref(doc, (schema.items ?? {}) as JsonSchema) as JsonSchema, doc);
     return (raw) => (raw === '' ? [] : raw.split(',').map(item));

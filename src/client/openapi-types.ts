@@ -1497,22 +1497,22 @@ export interface components {
     parameters: {
         /**
          * @description Id of the pet. A value that is not a decimal integer (e.g. `abc`, `1.5`) is `400 BAD_REQUEST`; a well-formed id that names no pet, however large, is `404 NOT_FOUND`.
-         * @example 42
+         * @example 1
          */
         petId: number;
         /**
          * @description Id of the category. A value that is not a decimal integer (e.g. `abc`, `1.5`) is `400 BAD_REQUEST`; a well-formed id that names no category, however large, is `404 NOT_FOUND`.
-         * @example 42
+         * @example 1
          */
         categoryId: number;
         /**
          * @description Id of the order. A value that is not a decimal integer (e.g. `abc`, `1.5`) is `400 BAD_REQUEST`; a well-formed id that names no order, however large, is `404 NOT_FOUND`. For a `customer` key, an order placed by another key is also `404 NOT_FOUND`.
-         * @example 42
+         * @example 1
          */
         orderId: number;
         /**
          * @description Id of the API key. A value that is not a decimal integer (e.g. `abc`, `1.5`) is `400 BAD_REQUEST`; a well-formed id that names no API key, however large, is `404 NOT_FOUND`. Revoked keys and the `PETSTORE_ADMIN_KEY` bootstrap key (which is not stored) name no key.
-         * @example 42
+         * @example 2
          */
         keyId: number;
         /**
@@ -1522,7 +1522,7 @@ export interface components {
         limit: number;
         /**
          * @description Opaque position of the next page, taken from the `Link: <...>; rel="next"` header of the previous page (simply follow that URL). Omit it for the first page. Results are in ascending id order and pages stay stable while records are added. A malformed cursor (not one this server issued) is `400 VALIDATION_FAILED`.
-         * @example eyJhZnRlciI6MjB9
+         * @example djE6Mg
          */
         cursor: string;
         /**
@@ -1588,7 +1588,7 @@ export interface components {
         Location: string;
         /**
          * @description RFC 8288 link to the next page: `<URL>; rel="next"`, where the URL repeats the request's filters and `limit` and carries the `cursor` of the next page. Absent on the last page, so a client follows `rel="next"` until it is missing.
-         * @example </pets?status=available&limit=20&cursor=eyJhZnRlciI6MjB9>; rel="next"
+         * @example </pets?status=available&limit=20&cursor=djE6MjA>; rel="next"
          */
         Link: string;
         /**
@@ -1650,8 +1650,8 @@ export interface operations {
                 /**
                  * @description Only pets with these ids, as a comma-separated list (`ids=1,2,3`) of 1-100 ids. More than 100 is `400 VALIDATION_FAILED`.
                  * @example [
-                 *       42,
-                 *       43
+                 *       1,
+                 *       2
                  *     ]
                  */
                 ids?: number[];
@@ -1662,7 +1662,7 @@ export interface operations {
                 limit?: components["parameters"]["limit"];
                 /**
                  * @description Opaque position of the next page, taken from the `Link: <...>; rel="next"` header of the previous page (simply follow that URL). Omit it for the first page. Results are in ascending id order and pages stay stable while records are added. A malformed cursor (not one this server issued) is `400 VALIDATION_FAILED`.
-                 * @example eyJhZnRlciI6MjB9
+                 * @example djE6Mg
                  */
                 cursor?: components["parameters"]["cursor"];
             };
@@ -1756,7 +1756,7 @@ export interface operations {
             path: {
                 /**
                  * @description Id of the pet. A value that is not a decimal integer (e.g. `abc`, `1.5`) is `400 BAD_REQUEST`; a well-formed id that names no pet, however large, is `404 NOT_FOUND`.
-                 * @example 42
+                 * @example 1
                  */
                 petId: components["parameters"]["petId"];
             };
@@ -1910,7 +1910,7 @@ export interface operations {
             path: {
                 /**
                  * @description Id of the pet. A value that is not a decimal integer (e.g. `abc`, `1.5`) is `400 BAD_REQUEST`; a well-formed id that names no pet, however large, is `404 NOT_FOUND`.
-                 * @example 42
+                 * @example 1
                  */
                 petId: components["parameters"]["petId"];
             };
@@ -1963,7 +1963,7 @@ export interface operations {
             path: {
                 /**
                  * @description Id of the pet. A value that is not a decimal integer (e.g. `abc`, `1.5`) is `400 BAD_REQUEST`; a well-formed id that names no pet, however large, is `404 NOT_FOUND`.
-                 * @example 42
+                 * @example 1
                  */
                 petId: components["parameters"]["petId"];
             };
@@ -2005,7 +2005,7 @@ export interface operations {
             path: {
                 /**
                  * @description Id of the pet. A value that is not a decimal integer (e.g. `abc`, `1.5`) is `400 BAD_REQUEST`; a well-formed id that names no pet, however large, is `404 NOT_FOUND`.
-                 * @example 42
+                 * @example 1
                  */
                 petId: components["parameters"]["petId"];
             };
@@ -2062,7 +2062,7 @@ export interface operations {
                 limit?: components["parameters"]["limit"];
                 /**
                  * @description Opaque position of the next page, taken from the `Link: <...>; rel="next"` header of the previous page (simply follow that URL). Omit it for the first page. Results are in ascending id order and pages stay stable while records are added. A malformed cursor (not one this server issued) is `400 VALIDATION_FAILED`.
-                 * @example eyJhZnRlciI6MjB9
+                 * @example djE6Mg
                  */
                 cursor?: components["parameters"]["cursor"];
             };
@@ -2158,7 +2158,7 @@ export interface operations {
             path: {
                 /**
                  * @description Id of the category. A value that is not a decimal integer (e.g. `abc`, `1.5`) is `400 BAD_REQUEST`; a well-formed id that names no category, however large, is `404 NOT_FOUND`.
-                 * @example 42
+                 * @example 1
                  */
                 categoryId: components["parameters"]["categoryId"];
             };
@@ -2200,7 +2200,7 @@ export interface operations {
             path: {
                 /**
                  * @description Id of the category. A value that is not a decimal integer (e.g. `abc`, `1.5`) is `400 BAD_REQUEST`; a well-formed id that names no category, however large, is `404 NOT_FOUND`.
-                 * @example 42
+                 * @example 1
                  */
                 categoryId: components["parameters"]["categoryId"];
             };
@@ -2251,7 +2251,7 @@ export interface operations {
             path: {
                 /**
                  * @description Id of the category. A value that is not a decimal integer (e.g. `abc`, `1.5`) is `400 BAD_REQUEST`; a well-formed id that names no category, however large, is `404 NOT_FOUND`.
-                 * @example 42
+                 * @example 1
                  */
                 categoryId: components["parameters"]["categoryId"];
             };
@@ -2291,7 +2291,7 @@ export interface operations {
             query?: {
                 /**
                  * @description Only orders for this pet (which may since have been deleted).
-                 * @example 42
+                 * @example 2
                  */
                 petId?: number;
                 /**
@@ -2306,7 +2306,7 @@ export interface operations {
                 limit?: components["parameters"]["limit"];
                 /**
                  * @description Opaque position of the next page, taken from the `Link: <...>; rel="next"` header of the previous page (simply follow that URL). Omit it for the first page. Results are in ascending id order and pages stay stable while records are added. A malformed cursor (not one this server issued) is `400 VALIDATION_FAILED`.
-                 * @example eyJhZnRlciI6MjB9
+                 * @example djE6Mg
                  */
                 cursor?: components["parameters"]["cursor"];
             };
@@ -2402,7 +2402,7 @@ export interface operations {
             path: {
                 /**
                  * @description Id of the order. A value that is not a decimal integer (e.g. `abc`, `1.5`) is `400 BAD_REQUEST`; a well-formed id that names no order, however large, is `404 NOT_FOUND`. For a `customer` key, an order placed by another key is also `404 NOT_FOUND`.
-                 * @example 42
+                 * @example 1
                  */
                 orderId: components["parameters"]["orderId"];
             };
@@ -2444,7 +2444,7 @@ export interface operations {
             path: {
                 /**
                  * @description Id of the order. A value that is not a decimal integer (e.g. `abc`, `1.5`) is `400 BAD_REQUEST`; a well-formed id that names no order, however large, is `404 NOT_FOUND`. For a `customer` key, an order placed by another key is also `404 NOT_FOUND`.
-                 * @example 42
+                 * @example 1
                  */
                 orderId: components["parameters"]["orderId"];
             };
@@ -2486,7 +2486,7 @@ export interface operations {
             path: {
                 /**
                  * @description Id of the order. A value that is not a decimal integer (e.g. `abc`, `1.5`) is `400 BAD_REQUEST`; a well-formed id that names no order, however large, is `404 NOT_FOUND`. For a `customer` key, an order placed by another key is also `404 NOT_FOUND`.
-                 * @example 42
+                 * @example 1
                  */
                 orderId: components["parameters"]["orderId"];
             };
@@ -2548,7 +2548,7 @@ export interface operations {
                 limit?: components["parameters"]["limit"];
                 /**
                  * @description Opaque position of the next page, taken from the `Link: <...>; rel="next"` header of the previous page (simply follow that URL). Omit it for the first page. Results are in ascending id order and pages stay stable while records are added. A malformed cursor (not one this server issued) is `400 VALIDATION_FAILED`.
-                 * @example eyJhZnRlciI6MjB9
+                 * @example djE6Mg
                  */
                 cursor?: components["parameters"]["cursor"];
             };
@@ -2592,7 +2592,7 @@ export interface operations {
             path: {
                 /**
                  * @description Id of the pet. A value that is not a decimal integer (e.g. `abc`, `1.5`) is `400 BAD_REQUEST`; a well-formed id that names no pet, however large, is `404 NOT_FOUND`.
-                 * @example 42
+                 * @example 1
                  */
                 petId: components["parameters"]["petId"];
             };
@@ -2635,7 +2635,7 @@ export interface operations {
             path: {
                 /**
                  * @description Id of the pet. A value that is not a decimal integer (e.g. `abc`, `1.5`) is `400 BAD_REQUEST`; a well-formed id that names no pet, however large, is `404 NOT_FOUND`.
-                 * @example 42
+                 * @example 1
                  */
                 petId: components["parameters"]["petId"];
             };
@@ -2688,7 +2688,7 @@ export interface operations {
                 limit?: components["parameters"]["limit"];
                 /**
                  * @description Opaque position of the next page, taken from the `Link: <...>; rel="next"` header of the previous page (simply follow that URL). Omit it for the first page. Results are in ascending id order and pages stay stable while records are added. A malformed cursor (not one this server issued) is `400 VALIDATION_FAILED`.
-                 * @example eyJhZnRlciI6MjB9
+                 * @example djE6Mg
                  */
                 cursor?: components["parameters"]["cursor"];
             };
@@ -2910,7 +2910,7 @@ export interface operations {
             path: {
                 /**
                  * @description Id of the API key. A value that is not a decimal integer (e.g. `abc`, `1.5`) is `400 BAD_REQUEST`; a well-formed id that names no API key, however large, is `404 NOT_FOUND`. Revoked keys and the `PETSTORE_ADMIN_KEY` bootstrap key (which is not stored) name no key.
-                 * @example 42
+                 * @example 2
                  */
                 keyId: components["parameters"]["keyId"];
             };
@@ -2950,7 +2950,7 @@ export interface operations {
             path: {
                 /**
                  * @description Id of the API key. A value that is not a decimal integer (e.g. `abc`, `1.5`) is `400 BAD_REQUEST`; a well-formed id that names no API key, however large, is `404 NOT_FOUND`. Revoked keys and the `PETSTORE_ADMIN_KEY` bootstrap key (which is not stored) name no key.
-                 * @example 42
+                 * @example 2
                  */
                 keyId: components["parameters"]["keyId"];
             };
@@ -3078,7 +3078,7 @@ export interface operations {
             path: {
                 /**
                  * @description File name of the asset, as referenced by the `GET /docs` page.
-                 * @example redoc.standalone.js
+                 * @example swagger-ui.css
                  */
                 asset: string;
             };

@@ -3,7 +3,7 @@
  * lives here; roles, transitions and ownership are the services' job.
  */
 import type { IResolvers } from '@graphql-tools/utils';
-import { DomainError, NotFoundError, ValidationError, type ErrorCode } from '../service/errors.js';
+import { DomainError, NotFoundError, type ErrorCode } from '../service/errors.js';
 import type { NewCategory } from '../service/categories.js';
 import type { NewOrder } from '../service/orders.js';
 import type { NewPet, PetPatch } from '../service/pets.js';
@@ -18,9 +18,13 @@ import {
 import { STATUS_OF } from '../api/error-map.js';
 import { connection, type Connection } from './connection.js';
 import type { GraphQLContext } from './context.js';
-import { checkIdempotencyKey, pageArgs, parseId, parseOptionalId, toStatus, toStatuses, type InputChecker } from './inputs.js';
+import { bodyId, pageOf, parseId, toOptionalStatus, toStatuses, withId, type InputChecker } from './inputs.js';
 
 type Args = Record<string, any>;
+type Paging = { limit: number; cursor?: string };
+type PetsQuery = Paging & { status?: PetStatus[]; categoryId?: number; name?: string; ids?: number[] };
+type OrdersQuery = Paging & { petId?: number; complete?: boolean };
+type InventoryQuery = Paging & { status?: PetStatus[] };
 type Resolver<P = unknown> = (parent: P, args: Args, ctx: GraphQLContext) => unknown;
 
 const upper = (s: PetStatus) => s.toUpperCase();
@@ -40,44 +44,44 @@ const RECORDED_STATUSES = new Set([404, 409, 422]);
 
 export function createResolvers(inputs: InputChecker): IResolvers<unknown, GraphQLContext> {
   const toNewPet = (input: Args): NewPet =>
-    inputs.check<NewPet>(
-      'NewPet',
-      { name: input.name, categoryId: parseId(input.categoryId, 'input.categoryId'), status: input.status ? toStatus(input.status) : undefined },
-      'input',
-    );
+    inputs.check<NewPet>('NewPet', { name: input.name, categoryId: bodyId(input.categoryId), status: toOptionalStatus(input.status) }, 'input');
+  // Paging arguments mirror the REST list's: `first` is `limit`, `after` is `cursor`.
+  const paging = (operation: 'listCategories' | 'listPets', args: Args) =>
+    pageOf(inputs.params<Paging>(operation, 'query', { limit: args.first, cursor: args.after }));
 
   const Query: Record<string, Resolver> = {
-    pet: (_, { id }, { principal, services }) => services.pets.get(principal, parseId(id, 'id')),
+    pet: (_, { id }, { principal, services }) => withId(id, 'id', (n) => services.pets.get(principal, n)),
     pets: async (_, args, { principal, services }) => {
-      const filter = {
-        statuses: toStatuses(args.status),
-        categoryId: parseOptionalId(args.categoryId, 'categoryId'),
-        name: args.name ?? undefined,
-        ids: args.ids ? (args.ids as string[]).map((id) => parseId(id, 'ids')) : undefined,
-      };
-      if (filter.ids && filter.ids.length > 100) {
-        throw new ValidationError('ids takes at most 100 ids.', [{ path: 'ids', message: 'must have at most 100 items' }]);
-      }
-      const page = await services.pets.list(principal, filter, pageArgs(args));
+      const q = inputs.params<PetsQuery>('listPets', 'query', {
+        status: toStatuses(args.status),
+        categoryId: args.categoryId,
+        name: args.name,
+        ids: args.ids,
+        limit: args.first,
+        cursor: args.after,
+      });
+      const filter = { statuses: q.status, categoryId: q.categoryId, name: q.name, ids: q.ids };
+      const page = await services.pets.list(principal, filter, pageOf(q));
       return connection(page, (p) => p.id, () => services.pets.count(principal, filter));
     },
-    category: (_, { id }, { principal, services }) => services.categories.get(principal, parseId(id, 'id')),
+    category: (_, { id }, { principal, services }) => withId(id, 'id', (n) => services.categories.get(principal, n)),
     categories: async (_, args, { principal, services }) => {
-      const page = await services.categories.list(principal, pageArgs(args));
-      return connection(page, (c) => c.id, () => services.categories.count(principal));
+      const list = await services.categories.list(principal, paging('listCategories', args));
+      return connection(list, (c) => c.id, () => services.categories.count(principal));
     },
-    order: (_, { id }, { principal, services }) => services.orders.get(principal, parseId(id, 'id')),
+    order: (_, { id }, { principal, services }) => withId(id, 'id', (n) => services.orders.get(principal, n)),
     orders: async (_, args, { principal, services }) => {
-      const filter = { petId: parseOptionalId(args.petId, 'petId'), complete: args.complete ?? undefined };
-      const page = await services.orders.list(principal, filter, pageArgs(args));
-      return connection(page, (o) => o.id, () => services.orders.count(principal, filter));
+      const q = inputs.params<OrdersQuery>('listOrders', 'query', { petId: args.petId, complete: args.complete, limit: args.first, cursor: args.after });
+      const filter = { petId: q.petId, complete: q.complete };
+      const list = await services.orders.list(principal, filter, pageOf(q));
+      return connection(list, (o) => o.id, () => services.orders.count(principal, filter));
     },
     inventory: async (_, args, { principal, services }) => {
-      const statuses = toStatuses(args.status);
-      const page = await services.inventory.list(principal, statuses, pageArgs(args));
-      return connection(page, (i) => i.petId, () => services.inventory.count(principal, statuses));
+      const q = inputs.params<InventoryQuery>('listInventory', 'query', { status: toStatuses(args.status), limit: args.first, cursor: args.after });
+      const list = await services.inventory.list(principal, q.status, pageOf(q));
+      return connection(list, (i) => i.petId, () => services.inventory.count(principal, q.status));
     },
-    inventoryItem: (_, { petId }, { principal, services }) => services.inventory.get(principal, parseId(petId, 'petId')),
+    inventoryItem: (_, { petId }, { principal, services }) => withId(petId, 'petId', (n) => services.inventory.get(principal, n)),
   };
 
   const Mutation: Record<string, Resolver> = {
@@ -85,38 +89,34 @@ export function createResolvers(inputs: InputChecker): IResolvers<unknown, Graph
     updatePet: (_, { id, input }, { principal, services }) => {
       const patch = inputs.check<PetPatch>(
         'PetPatch',
-        {
-          name: input.name,
-          categoryId: parseOptionalId(input.categoryId, 'input.categoryId'),
-          status: input.status ? toStatus(input.status) : undefined,
-        },
+        { name: input.name, categoryId: bodyId(input.categoryId), status: toOptionalStatus(input.status) },
         'input',
       );
-      return services.pets.update(principal, parseId(id, 'id'), patch);
+      return withId(id, 'id', (n) => services.pets.update(principal, n, patch));
     },
     deletePet: async (_, { id }, { principal, services }) => {
-      await services.pets.delete(principal, parseId(id, 'id'));
+      await withId(id, 'id', (n) => services.pets.delete(principal, n));
       return id;
     },
     createCategory: (_, { input }, { principal, services }) =>
       services.categories.create(principal, inputs.check<NewCategory>('NewCategory', input, 'input')),
-    updateCategory: (_, { id, input }, { principal, services }) =>
-      services.categories.replace(principal, parseId(id, 'id'), inputs.check<NewCategory>('NewCategory', input, 'input')),
+    updateCategory: (_, { id, input }, { principal, services }) => {
+      const category = inputs.check<NewCategory>('NewCategory', input, 'input');
+      return withId(id, 'id', (n) => services.categories.replace(principal, n, category));
+    },
     deleteCategory: async (_, { id }, { principal, services }) => {
-      await services.categories.delete(principal, parseId(id, 'id'));
+      await withId(id, 'id', (n) => services.categories.delete(principal, n));
       return id;
     },
-    placeOrder: async (_, { input, idempotencyKey }, { principal, services }) => {
-      const order = inputs.check<NewOrder>(
-        'NewOrder',
-        { petId: parseId(input.petId, 'input.petId'), quantity: input.quantity, shipDate: input.shipDate },
-        'input',
-      );
-      if (idempotencyKey === undefined || idempotencyKey === null) return services.orders.place(principal, order);
+    placeOrder: async (_, args, { principal, services }) => {
+      const { input } = args;
+      const order = inputs.check<NewOrder>('NewOrder', { petId: bodyId(input.petId), quantity: input.quantity, shipDate: input.shipDate }, 'input');
+      const idempotencyKey = inputs.params<{ 'Idempotency-Key'?: string }>('placeOrder', 'header', { 'Idempotency-Key': args.idempotencyKey })['Idempotency-Key'];
+      if (idempotencyKey === undefined) return services.orders.place(principal, order);
       // Shares the API key's namespace with REST's Idempotency-Key; the fingerprint tells them apart.
       const request = `GRAPHQL placeOrder ${JSON.stringify(order)}`;
       type Outcome = { order?: Order; error?: { code: ErrorCode; message: string } };
-      const { outcome } = await services.idempotency.run<Outcome>(principal.keyId, checkIdempotencyKey(idempotencyKey), request, async () => {
+      const { outcome } = await services.idempotency.run<Outcome>(principal.keyId, idempotencyKey, request, async () => {
         try {
           return { outcome: { order: await services.orders.place(principal, order) }, record: true };
         } catch (err) {
@@ -129,14 +129,14 @@ export function createResolvers(inputs: InputChecker): IResolvers<unknown, Graph
       if (outcome.error) throw new ReplayedError(outcome.error.code, outcome.error.message);
       return outcome.order;
     },
-    completeOrder: (_, { id }, { principal, services }) => services.orders.complete(principal, parseId(id, 'id')),
+    completeOrder: (_, { id }, { principal, services }) => withId(id, 'id', (n) => services.orders.complete(principal, n)),
     cancelOrder: async (_, { id }, { principal, services }) => {
-      await services.orders.cancel(principal, parseId(id, 'id'));
+      await withId(id, 'id', (n) => services.orders.cancel(principal, n));
       return id;
     },
     setInventory: (_, { petId, quantity }, { principal, services }) => {
       const { quantity: q } = inputs.check<{ quantity: number }>('InventoryUpdate', { quantity }, 'quantity');
-      return services.inventory.set(principal, parseId(petId, 'petId'), q);
+      return withId(petId, 'petId', (n) => services.inventory.set(principal, n, q));
     },
   };
 
@@ -171,8 +171,8 @@ export function createResolvers(inputs: InputChecker): IResolvers<unknown, Graph
     Category: {
       id: (c: Category) => String(c.id),
       pets: async (c: Category, args: Args, { principal, services }: GraphQLContext) => {
-        const page = await services.pets.list(principal, { categoryId: c.id }, pageArgs(args));
-        return connection(page, (p) => p.id, () => services.pets.count(principal, { categoryId: c.id }));
+        const list = await services.pets.list(principal, { categoryId: c.id }, paging('listPets', args));
+        return connection(list, (p) => p.id, () => services.pets.count(principal, { categoryId: c.id }));
       },
     },
     Order: {

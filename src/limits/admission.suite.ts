@@ -119,6 +119,17 @@ export function admissionSuite(name: string, makeLimiter: MakeLimiter): void {
       expect(v.decision.binding).toMatchObject({ name: 'minute', limit: 2, remaining: 1 });
     });
 
+    it('counts an IPv6 client by its /64 network, and an IPv4-mapped IPv6 address as the IPv4 address', async () => {
+      const { admit } = await setup(makeLimiter);
+      // 30 requests from 30 addresses of one /64 empty its one bucket.
+      for (let i = 1; i <= 30; i++) expect(codeOf(await admit(undefined, `2001:db8:1:2::${i.toString(16)}`))).toBe('UNAUTHENTICATED');
+      expect(codeOf(await admit(undefined, '2001:db8:1:2:ffff:ffff:ffff:ffff'))).toBe('RATE_LIMITED');
+      expect(codeOf(await admit(undefined, '2001:db8:1:3::1'))).toBe('UNAUTHENTICATED'); // the next /64
+      for (let i = 0; i < 30; i++) await admit(undefined, '192.0.2.7');
+      expect(codeOf(await admit(undefined, '::ffff:192.0.2.7'))).toBe('RATE_LIMITED');
+      expect(codeOf(await admit(undefined, '::ffff:192.0.2.8'))).toBe('UNAUTHENTICATED');
+    });
+
     it('never bans an address, however often it is refused', async () => {
       const { admit } = await setup(makeLimiter);
       for (let i = 0; i < 30; i++) await admit(undefined);

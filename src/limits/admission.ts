@@ -1,8 +1,8 @@
 /**
  * Who may in, and at what cost (CONTRACT sections 5 and 6), for both surfaces: authenticate
  * the key, honour a ban, take from the key's budget, and ban keys that keep hammering.
- * Requests without a valid key draw on a bucket per client address, so keys cannot be
- * guessed at speed. Knows nothing of HTTP: it returns a verdict the adapters render.
+ * Requests without a valid key draw on a bucket per client address (an IPv6 client's /64
+ * network; client-address.ts), so keys cannot be guessed at speed. Knows nothing of HTTP: it returns a verdict the adapters render.
  */
 import { DomainError, KeyBannedError, RateLimitedError, ServiceUnavailableError, UnauthenticatedError } from '../service/errors.js';
 import type { BanService } from '../service/bans.js';
@@ -10,6 +10,7 @@ import type { Clock } from '../service/clock.js';
 import type { KeyService } from '../service/keys.js';
 import type { Principal } from '../service/records.js';
 import type { Decision, Limiter, RefusalPolicy } from './limiter.js';
+import { addressSubject } from './client-address.js';
 
 export interface BanThresholds {
   /** A key refused more than this many times within the window is banned. */
@@ -52,7 +53,7 @@ export class Admission {
       // A key that cannot be checked now (a database away: 503) draws on the address bucket as an
       // unknown key does, so the answer still carries rate-limit headers and keys cannot be tried at speed.
       if (!(err instanceof UnauthenticatedError) && !(err instanceof ServiceUnavailableError)) throw err;
-      const d = limiter.take(`addr:${address}`, { perMinute: ANONYMOUS_PER_MINUTE });
+      const d = limiter.take(addressSubject(address), { perMinute: ANONYMOUS_PER_MINUTE });
       const decision = d instanceof Promise ? await d : d;
       const refusal = decision.admitted
         ? err

@@ -261,3 +261,38 @@ describe('RateLimiter: a bounded cache', () => {
     expect(windowOf(limiter.take('key:2', FREE), 'minute').remaining).toBe(59);
   });
 });
+
+describe('RateLimiter: address buckets apart from keys', () => {
+  it('never evicts a key for address buckets, however many', () => {
+    const { limiter } = setup(NOON, 2);
+    takeN(limiter, 'key:1', FREE, 60);
+    expect(limiter.take('key:1', FREE).admitted).toBe(false);
+    expect(limiter.countRefusal('key:1', 60_000)).toBe(1);
+    for (let i = 0; i < 100; i++) expect(limiter.take(`addr:10.0.${i >> 8}.${i & 255}`, { perMinute: 30 }).admitted).toBe(true);
+    expect(limiter.size()).toEqual({ keys: 1, addresses: 2 });
+    const d = limiter.take('key:1', FREE);
+    expect(d.admitted).toBe(false);
+    expect(windowOf(d, 'day').remaining).toBe(940);
+    expect(limiter.countRefusal('key:1', 60_000)).toBe(2);
+  });
+
+  it('bounds the address buckets on their own: an evicted one comes back full', () => {
+    const clock = new Clock(Date.parse(NOON));
+    const limiter = new RateLimiter({ clock, maxEntries: 10, maxAddresses: 2 });
+    takeN(limiter, 'addr:10.0.0.1', { perMinute: 30 }, 30);
+    expect(limiter.take('addr:10.0.0.1', { perMinute: 30 }).admitted).toBe(false);
+    limiter.take('addr:10.0.0.2', { perMinute: 30 });
+    limiter.take('addr:10.0.0.3', { perMinute: 30 });
+    expect(windowOf(limiter.take('addr:10.0.0.1', { perMinute: 30 }), 'minute').remaining).toBe(29);
+    for (let i = 0; i < 5; i++) limiter.take(`key:${i}`, FREE);
+    expect(limiter.size()).toEqual({ keys: 5, addresses: 2 });
+  });
+
+  it('clear() forgets both', () => {
+    const { limiter } = setup();
+    limiter.take('key:1', FREE);
+    limiter.take('addr:10.0.0.1', { perMinute: 30 });
+    limiter.clear();
+    expect(limiter.size()).toEqual({ keys: 0, addresses: 0 });
+  });
+});

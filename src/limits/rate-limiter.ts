@@ -2,8 +2,10 @@
  * The one limiter both surfaces share (CONTRACT section 6). Per subject (an API key, or a
  * client address for requests without a valid key) a minute bucket and an optional day
  * quota; a request is admitted only if both allow it, and then costs one from each. State
- * lives in a bounded LRU cache: an evicted subject comes back full, which only errs toward
- * admitting. Refusals are counted here too, to trigger bans. With PETSTORE_REDIS_URL the same
+ * lives in bounded LRU caches, one for keys and one for address buckets (subjects starting
+ * `addr:`), so requests without a valid key can never evict a key's bucket, day quota or
+ * refusal count. An evicted subject comes back full, which only errs toward admitting.
+ * Refusals are counted here too, to trigger bans. With PETSTORE_REDIS_URL the same
  * rules run in Redis (redis/redis-limiter.ts), and this limiter is each process's fallback.
  */
 import { LRUCache } from 'lru-cache';
@@ -11,6 +13,7 @@ import type { Clock } from '../service/clock.js';
 import type { Decision, Limiter, Limits, RefusalPolicy, WindowState } from './limiter.js';
 import { currentQuota, nextMidnight, type DayQuota } from './day-quota.js';
 import { fullBucket, msUntil, refill, type Bucket } from './token-bucket.js';
+import { isAddressSubject } from './client-address.js';
 
 export type { Decision, Limits, RefusalPolicy, WindowState } from './limiter.js';
 
@@ -23,19 +26,32 @@ interface Entry {
 
 export interface RateLimiterOptions {
   clock: Clock;
-  /** Most subjects tracked at once. */
+  /** Most keys tracked at once. */
   maxEntries?: number;
+  /** Most address buckets tracked at once, in a cache of their own; `maxEntries` by default. */
+  maxAddresses?: number;
+}
+
+const DEFAULT_MAX_ENTRIES = 100_000;
+
+/**
+ * A cache bounded at `max` entries, counted by size: lru-cache preallocates arrays of `max` slots
+ * (about 2 MB for 100,000) but grows them only as far as needed for `maxSize`.
+ */
+function boundedCache(max: number): LRUCache<string, Entry> {
+  return new LRUCache<string, Entry>({ maxSize: max, sizeCalculation: () => 1 });
 }
 
 export class RateLimiter implements Limiter {
-  private readonly cache: LRUCache<string, Entry>;
+  private readonly keys: LRUCache<string, Entry>;
+  private readonly addresses: LRUCache<string, Entry>;
   private readonly clock: Clock;
 
   constructor(opts: RateLimiterOptions) {
     this.clock = opts.clock;
-    // The same bound as `max`, counted by size: lru-cache preallocates arrays of `max` slots
-    // (about 2 MB for 100,000) but grows them only as far as needed for `maxSize`.
-    this.cache = new LRUCache<string, Entry>({ maxSize: opts.maxEntries ?? 100_000, sizeCalculation: () => 1 });
+    const maxEntries = opts.maxEntries ?? DEFAULT_MAX_ENTRIES;
+    this.keys = boundedCache(maxEntries);
+    this.addresses = boundedCache(opts.maxAddresses ?? maxEntries);
   }
 
   /** Takes one request from the subject's windows if both allow it. Synchronous, so atomic. */
@@ -55,7 +71,7 @@ export class RateLimiter implements Limiter {
 
   /** Records a refusal and returns how many fell within the last `windowMs`. */
   countRefusal(subject: string, windowMs: number): number {
-    const e = this.cache.get(subject);
+    const e = this.cacheOf(subject).get(subject);
     if (!e) return 0;
     const now = this.clock.now();
     e.refusals = e.refusals.filter((t) => t > now - windowMs);
@@ -65,17 +81,28 @@ export class RateLimiter implements Limiter {
 
   /** Forgets every subject: all buckets full again, no refusals counted. */
   clear(): void {
-    this.cache.clear();
+    this.keys.clear();
+    this.addresses.clear();
   }
 
   clearRefusals(subject: string): void {
-    const e = this.cache.get(subject);
+    const e = this.cacheOf(subject).get(subject);
     if (e) e.refusals = [];
+  }
+
+  /** How many subjects each cache holds now (for tests and diagnostics). */
+  size(): { keys: number; addresses: number } {
+    return { keys: this.keys.size, addresses: this.addresses.size };
+  }
+
+  private cacheOf(subject: string): LRUCache<string, Entry> {
+    return isAddressSubject(subject) ? this.addresses : this.keys;
   }
 
   private decide(subject: string, limits: Limits, consume: boolean): Decision {
     const now = this.clock.now();
-    const cached = this.cache.get(subject);
+    const cache = this.cacheOf(subject);
+    const cached = cache.get(subject);
     const bucket = cached ? refill(cached.bucket, limits.perMinute, now) : fullBucket(limits.perMinute, now);
     const quota = limits.perDay !== undefined ? currentQuota(cached?.quota, now) : undefined;
 
@@ -88,7 +115,7 @@ export class RateLimiter implements Limiter {
 
     const entry: Entry = { bucket: { tokens, at: now }, refusals: cached?.refusals ?? [] };
     if (quota) entry.quota = { day: quota.day, used };
-    this.cache.set(subject, entry);
+    cache.set(subject, entry);
     return decisionOf(limits, now, tokens, quota ? used : undefined, minuteOk, dayOk);
   }
 }

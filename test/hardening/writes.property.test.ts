@@ -179,7 +179,9 @@ const trimmed = (v: unknown): unknown => (typeof v === 'string' ? v.trim() : v);
 const isId = (v: unknown) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= Number.MAX_SAFE_INTEGER;
 const isInt = (v: unknown, min: number, max: number) => Number.isInteger(v) && (v as number) >= min && (v as number) <= max;
 /** A string of `min`-`max` characters once trimmed, with no unpaired surrogate (CONTRACT sections 2 and 4). */
-const isText = (v: unknown, min: number, max: number) => typeof v === 'string' && v.isWellFormed() && [...v.trim()].length >= min && [...v.trim()].length <= max;
+/** A name or description the contract accepts: well-formed, 1-100 (or 0-500) characters once trimmed, no control character (section 2). */
+const isText = (v: unknown, min: number, max: number) =>
+  typeof v === 'string' && v.isWellFormed() && !/[\u0000-\u001f\u007f-\u009f]/.test(v.trim()) && [...v.trim()].length >= min && [...v.trim()].length <= max;
 const oneOf = (v: unknown, values: string[]) => typeof v === 'string' && values.includes(v);
 const absentOr = (v: unknown, ok: (v: unknown) => boolean) => v === undefined || ok(v);
 const onlyKeys = (body: Body, keys: string[]) => Object.keys(body).every((k) => keys.includes(k));

@@ -5,6 +5,11 @@
  * is built from the script's answer by the local limiter's `decisionOf`, so the headers and
  * Retry-After are the local limiter's exactly.
  *
+ * Keys' state and the address buckets are Redis keys of their own (`{key:N}`, `{addr:...}`), each
+ * expiring once idle (an address bucket within a minute of its last request): nothing counts
+ * entries, so no number of addresses pushes a key's state out (unless Redis is run with an
+ * an eviction policy and fills its memory: keep Redis's default, `noeviction`).
+ *
  * It never waits long: commands are not queued while disconnected (they fail at once) and each
  * gets `timeoutMs`. Falling back to a local limiter when they fail is FallbackLimiter's job.
  */
