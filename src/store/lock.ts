@@ -9,6 +9,7 @@
  */
 import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DATA_FILE_MODE } from './fs.js';
 
 export const LOCK_FILE = 'petstore.lock';
 
@@ -59,7 +60,7 @@ export function lockHolder(dir: string): number | undefined {
 
 function take(dir: string, file: string, me: Holder): void {
   const mine = `${file}.${me.pid}`;
-  writeFileSync(mine, `${me.pid} ${me.start}\n`);
+  writeFileSync(mine, `${me.pid} ${me.start}\n`, { mode: DATA_FILE_MODE });
   try {
     for (let attempt = 0; attempt < 5; attempt++) {
       try {

@@ -11,7 +11,7 @@
  *   anew and takes writes again by itself: nothing acknowledged is lost, nothing refused appears.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -207,5 +207,42 @@ describe('a data directory that vanishes while the server runs', { timeout: 60_0
     expect(await c2.listAll('/categories')).toEqual(acknowledged);
     expect(problems).toEqual([]);
     again.kill();
+  });
+});
+
+describe('the data directory\'s permissions', { timeout: 60_000 }, () => {
+  /** Even with umask 000 the server's own modes hold. */
+  const UMASK_0 = ['sh', '-c', 'umask 000 && exec "$@"', 'sh'];
+  const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8);
+  const expectPrivate = (dir: string) => {
+    expect(modeOf(dir)).toBe('700');
+    const files = readdirSync(dir);
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) expect(`${f} ${modeOf(join(dir, f))}`).toBe(`${f} 600`);
+  };
+
+  it('creates the directory 0700 and every file in it 0600 (lock, journal, snapshot), also when it is made again after it vanished', async () => {
+    const dir = join(tempDir(), 'nested', 'data');
+    const p = new ServerProcess({ PETSTORE_DATA_DIR: dir, PETSTORE_ADMIN_KEY: ADMIN_KEY, PETSTORE_SEED: 'false' }, 40_000, UMASK_0);
+    processes.push(p);
+    const problems: string[] = [];
+    const c = await clientOf(p, problems);
+    expect((await c.call('POST', '/categories', { name: 'Private' }))?.status).toBe(201);
+    expect(readdirSync(dir).sort()).toEqual(['journal.log', 'petstore.lock']);
+    expectPrivate(dir);
+
+    rmSync(dir, { recursive: true, force: true });
+    const deadline = Date.now() + 10_000;
+    let status: number | undefined;
+    while ((status = (await c.call('POST', '/categories', { name: 'After' }))?.status) !== 201 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(status).toBe(201);
+    expect(readdirSync(dir)).toEqual(expect.arrayContaining(['journal.log', 'petstore.lock', 'snapshot.json']));
+    expectPrivate(dir);
+
+    p.kill('SIGTERM');
+    expect(await exitWithin(p, 15_000)).toEqual({ code: 0, signal: null });
+    expect(readdirSync(dir).sort()).toEqual(['journal.log', 'snapshot.json']); // the final snapshot, through a temporary file
+    expectPrivate(dir);
+    expect(problems).toEqual([]);
   });
 });
