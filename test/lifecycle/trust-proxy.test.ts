@@ -25,7 +25,7 @@ function start(env: Record<string, string>): ServerProcess {
 
 /** A keyless GET /pets as the proxy forwards it, checked against the contract. */
 async function anonymous(port: number, forwardedFor?: string): Promise<Reply> {
-  const headers = forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor };
+  const headers: Record<string, string> = forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor };
   const res = await call(port, 'GET', '/pets', { headers });
   const h = new Headers();
   for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(', ') : v);
