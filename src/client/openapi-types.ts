@@ -546,6 +546,9 @@ export interface paths {
         /**
          * Metrics
          * @description Process and request metrics in the Prometheus text exposition format. Never contains secrets.
+         *     Rendered at most once a second: scrapes within a second of each other get the same text. With
+         *     `PETSTORE_METRICS_PORT` set, served on that port only (for a scraper on a private network) and
+         *     `404` here.
          *
          *     **Public:** no API key, no rate limit, no rate-limit headers.
          */
@@ -3227,6 +3230,16 @@ export interface operations {
                 };
                 content: {
                     "text/plain": string;
+                };
+            };
+            /** @description `NOT_FOUND`: this server serves `/metrics` on its `PETSTORE_METRICS_PORT` instead. */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             500: components["responses"]["PublicInternal"];
