@@ -6,7 +6,7 @@
  * that 600 idle sockets from one client would otherwise exhaust. Other clients are other loopback
  * addresses (127.0.0.2, 127.0.0.3...); every socket is bounded in number and time.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -64,8 +64,9 @@ const stillOpen = (all: Idle[]) => all.filter((s) => !s.closed).length;
 
 describe('connection limits', { timeout: 90_000 }, () => {
   it('under a descriptor limit of 300, 600 idle sockets from one address: 256 stay, the rest are closed at once, /healthz answers others throughout', async () => {
-    const p = start({}, ['prlimit', '--nofile=300:300', '--']);
+    const p = start({}, ['sh', '-c', 'ulimit -n 300 && exec "$@"', 'sh']);
     const port = await p.port();
+    expect(readFileSync(`/proc/${p.child.pid}/limits`, 'utf8')).toMatch(/^Max open files\s+300\s+300\s/m);
     const healthz = async () => (await call(port, 'GET', '/healthz')).status;
     expect(await healthz()).toBe(200);
 

@@ -26,7 +26,7 @@ export class ServerProcess {
 
   /**
    * `env` is added to PORT=0, HOST=127.0.0.1 and PETSTORE_LOG_LEVEL=warn. `wrapper`: a command
-   * that execs the server in its place (`prlimit --nofile=300 --`, `sh -c 'umask 0; exec "$@"' sh`),
+   * that execs the server in its place (`sh -c 'ulimit -n 300 && exec "$@"' sh`, `sh -c 'umask 0; exec "$@"' sh`),
    * so the child's pid is still the server's.
    */
   constructor(env: Record<string, string>, hardTimeoutMs = 40_000, wrapper: string[] = []) {
