@@ -32,6 +32,12 @@ export interface Config {
   redisUrl: string | undefined;
   /** PETSTORE_REDIS_TIMEOUT_MS (tests on a loaded machine): longest wait for one Redis command before the local limiter answers. */
   redisTimeoutMs: number | undefined;
+  /** PETSTORE_METRICS_PORT: /metrics is served on this port (on HOST) only, and 404 on the public one. */
+  metricsPort: number | undefined;
+  /** PETSTORE_MAX_CONNECTIONS: connections open at once (section 12). */
+  maxConnections: number;
+  /** PETSTORE_TRUST_PROXY: how many reverse proxies in front append to X-Forwarded-For (section 13); unset: the header is ignored. */
+  trustProxy: number | undefined;
 }
 
 export class ConfigError extends Error {
@@ -104,8 +110,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('PETSTORE_REDIS_URL', 'must be a URL like redis://[user:password@]host:port[/db] or rediss://...');
   }
 
+  const port = int('PORT', 3000, 0, 65535);
+  const metricsPort = get('PETSTORE_METRICS_PORT') === undefined ? undefined : int('PETSTORE_METRICS_PORT', 0, 0, 65535);
+  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port) {
+    throw new ConfigError('PETSTORE_METRICS_PORT', `must differ from PORT (${port})`);
+  }
+
   return {
-    port: int('PORT', 3000, 0, 65535),
+    port,
     host: get('HOST') ?? '127.0.0.1',
     dataDir: get('PETSTORE_DATA_DIR') ?? './data',
     snapshotEvery: positive('PETSTORE_SNAPSHOT_EVERY', 10_000),
@@ -124,6 +136,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseWaitSeconds: positive('PETSTORE_DATABASE_WAIT_SECONDS', 30),
     redisUrl,
     redisTimeoutMs: get('PETSTORE_REDIS_TIMEOUT_MS') === undefined ? undefined : positive('PETSTORE_REDIS_TIMEOUT_MS', 0),
+    metricsPort,
+    maxConnections: positive('PETSTORE_MAX_CONNECTIONS', 10_000),
+    trustProxy: get('PETSTORE_TRUST_PROXY') === undefined ? undefined : int('PETSTORE_TRUST_PROXY', 1, 1, 100),
   };
 }
 

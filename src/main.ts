@@ -7,6 +7,8 @@
 import './production-mode.js';
 import { createServer } from 'node:http';
 import { createApp } from './hosts/koa/app.js';
+import { CONNECTIONS_PER_ADDRESS, limitConnections } from './hosts/koa/connections.js';
+import { createMetrics, countRefusedConnections, metricsListener } from './hosts/koa/metrics.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { loadContract } from './contract/openapi.js';
 import { createLogger } from './logger.js';
@@ -19,6 +21,9 @@ import { DirectoryLockedError } from './store/lock.js';
 import { openStore, type OpenedStore } from './store/open-store.js';
 import { RateLimiter } from './limits/rate-limiter.js';
 import type { Logger } from './logger.js';
+
+/** Request headers must have arrived within this long (section 12). */
+const HEADERS_TIMEOUT_MS = 10_000;
 
 async function main(): Promise<void> {
   let config: Config;
@@ -72,7 +77,11 @@ async function main(): Promise<void> {
   // ioredis is loaded only when Redis is configured.
   const limiter = config.redisUrl ? await (await import('./limits/redis/fallback-limiter.js')).openRedisLimiter({ url: config.redisUrl, clock, logger, timeoutMs: config.redisTimeoutMs }) : new RateLimiter({ clock });
 
+  const metrics = createMetrics(limiter);
   const app = await createApp({
+    metrics,
+    servesMetrics: config.metricsPort === undefined,
+    trustProxy: config.trustProxy,
     contract,
     services,
     clock,
@@ -84,16 +93,21 @@ async function main(): Promise<void> {
     banThresholds: { threshold: config.banThreshold, windowSeconds: config.banWindowSeconds },
     corsOrigins: config.corsOrigins,
   });
-  // A request whose body has not fully arrived within the timeout is cut off (408). Node checks
-  // at `connectionsCheckingInterval`, so that must be well under the timeout to be exact.
+  // A request whose body has not fully arrived within the timeout is cut off (408), and one whose
+  // headers have not within 10 s (section 12). Node checks at `connectionsCheckingInterval`, so
+  // that must be well under the timeouts to be exact.
   const server = createServer(
     {
       requestTimeout: config.requestTimeoutMs,
-      headersTimeout: Math.min(60_000, config.requestTimeoutMs),
+      headersTimeout: Math.min(HEADERS_TIMEOUT_MS, config.requestTimeoutMs),
       connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(config.requestTimeoutMs / 10))),
     },
     app.callback(),
   );
+  // Behind proxies every connection comes from one of them: no per-address limit then.
+  const refused = limitConnections(server, { max: config.maxConnections, perAddress: config.trustProxy === undefined ? CONNECTIONS_PER_ADDRESS : undefined });
+  countRefusedConnections(metrics, refused);
+  const metricsServer = config.metricsPort === undefined ? undefined : createServer({ headersTimeout: HEADERS_TIMEOUT_MS }, metricsListener(metrics, contract.doc.info.version));
 
   const sweep = setInterval(() => void services.idempotency.sweep().catch((err) => logger.error({ err }, 'idempotency sweep failed')), 60 * 60 * 1000);
   sweep.unref();
@@ -102,6 +116,15 @@ async function main(): Promise<void> {
     const addr = server.address();
     const port = typeof addr === 'object' && addr ? addr.port : config.port;
     process.stdout.write(`listening on http://${config.host}:${port}\n`);
+  });
+  metricsServer?.listen(config.metricsPort, config.host, () => {
+    const addr = metricsServer.address();
+    const port = typeof addr === 'object' && addr ? addr.port : config.metricsPort;
+    process.stdout.write(`metrics on http://${config.host}:${port}/metrics\n`);
+  });
+  metricsServer?.on('error', (err) => {
+    logger.fatal({ err }, 'metrics server error');
+    process.exit(1);
   });
   server.on('error', (err) => {
     logger.fatal({ err }, 'server error');
@@ -114,6 +137,8 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     clearInterval(sweep);
+    metricsServer?.close();
+    metricsServer?.closeAllConnections();
     // close() stops accepting and waits for requests in flight; idle keep-alive sockets go now.
     server.close(async () => {
       try {

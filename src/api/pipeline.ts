@@ -4,7 +4,8 @@
  * (in Node and in a browser) are hosts that only move bytes in and out of it:
  *
  *   CORS preflight -> GraphQL mount | routes from the OpenAPI document
- *     (admission and limits, deprecation, validation, idempotency, handler) -> error map -> CORS
+ *     (admission and limits, deprecation, validation, idempotency, handler) -> error map
+ *     -> headers every answer carries (nosniff; no-store unless public and keyless) -> CORS
  *
  * Nothing here imports Koa or `node:*` (an architecture test keeps it so).
  */
@@ -89,8 +90,11 @@ export async function createPipeline(deps: PipelineDeps): Promise<Pipeline> {
   });
 
   return async (req) => {
+    // A trailing slash names the same resource as the path without it (CONTRACT section 4).
+    if (req.path.length > 1 && req.path.endsWith('/')) req = { ...req, path: req.path.slice(0, -1) };
     const x = new Exchange(req);
     x.set('api-version', version);
+    x.set('x-content-type-options', 'nosniff');
     try {
       if (cors.preflight(x, routes.methodsAt)) {
         // answered: 204 with the allowed methods and headers
@@ -107,6 +111,8 @@ export async function createPipeline(deps: PipelineDeps): Promise<Pipeline> {
       x.body = res.body;
       x.type = undefined;
     }
+    // What a key was sent for is that key's alone: no shared cache may keep it (CONTRACT section 4).
+    if (x.operation?.public !== true || x.hasHeader('x-api-key')) x.set('cache-control', 'no-store');
     cors.decorate(x);
     return finish(x);
   };

@@ -546,6 +546,9 @@ export interface paths {
         /**
          * Metrics
          * @description Process and request metrics in the Prometheus text exposition format. Never contains secrets.
+         *     Rendered at most once a second: scrapes within a second of each other get the same text. With
+         *     `PETSTORE_METRICS_PORT` set, served on that port only (for a scraper on a private network) and
+         *     `404` here.
          *
          *     **Public:** no API key, no rate limit, no rate-limit headers.
          */
@@ -1483,6 +1486,16 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The representation named in `If-None-Match` is still current; no body. */
+        NotModified: {
+            headers: {
+                "API-Version": components["headers"]["API-Version"];
+                ETag: components["headers"]["ETag"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description `INTERNAL`: an unexpected server error. */
         PublicInternal: {
             headers: {
@@ -1541,6 +1554,26 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /**
+         * @description Sent on every response, so browsers never sniff a type other than the declared one.
+         * @example nosniff
+         */
+        "X-Content-Type-Options": "nosniff";
+        /**
+         * @description Sent on every response to a request that carries `X-API-Key` (and of every operation that needs one), so no shared cache keeps one key's answer for another.
+         * @example no-store
+         */
+        "Cache-Control-No-Store": string;
+        /**
+         * @description The representation's entity tag (each content coding has its own); send it back in `If-None-Match` to get `304` while it is current. Sent by the server; the mocks, which cost nothing to ask again, leave it out.
+         * @example "Hq5oVBVbJ7MPUxl3h3KpkQ-br"
+         */
+        ETag: string;
+        /**
+         * @description The docs page runs only its own scripts and styles and may not be framed.
+         * @example default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'
+         */
+        "Content-Security-Policy": string;
         /**
          * @description Version of the API that produced the response. Always `1.0.0` in this version; sent on every response, public endpoints included.
          * @example 1.0.0
@@ -2748,6 +2781,7 @@ export interface operations {
             201: {
                 headers: {
                     "API-Version": components["headers"]["API-Version"];
+                    "Cache-Control": components["headers"]["Cache-Control-No-Store"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -2996,12 +3030,15 @@ export interface operations {
             200: {
                 headers: {
                     "API-Version": components["headers"]["API-Version"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
                 };
             };
+            304: components["responses"]["NotModified"];
             500: components["responses"]["PublicInternal"];
         };
     };
@@ -3018,12 +3055,15 @@ export interface operations {
             200: {
                 headers: {
                     "API-Version": components["headers"]["API-Version"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/yaml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             500: components["responses"]["PublicInternal"];
         };
     };
@@ -3040,12 +3080,15 @@ export interface operations {
             200: {
                 headers: {
                     "API-Version": components["headers"]["API-Version"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/plain": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             500: components["responses"]["PublicInternal"];
         };
     };
@@ -3062,12 +3105,16 @@ export interface operations {
             200: {
                 headers: {
                     "API-Version": components["headers"]["API-Version"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             500: components["responses"]["PublicInternal"];
         };
     };
@@ -3090,12 +3137,15 @@ export interface operations {
             200: {
                 headers: {
                     "API-Version": components["headers"]["API-Version"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
                     "*/*": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description `NOT_FOUND`: no asset has this name. */
             404: {
                 headers: {
@@ -3180,6 +3230,16 @@ export interface operations {
                 };
                 content: {
                     "text/plain": string;
+                };
+            };
+            /** @description `NOT_FOUND`: this server serves `/metrics` on its `PETSTORE_METRICS_PORT` instead. */
+            404: {
+                headers: {
+                    "API-Version": components["headers"]["API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             500: components["responses"]["PublicInternal"];

@@ -26,13 +26,14 @@ export interface FileHandle {
 export type OpenMode = 'write' | 'create' | 'directory';
 
 export interface FileSystem {
+  /** A file it creates gets DATA_FILE_MODE. */
   open(path: string, mode: OpenMode): Promise<FileHandle>;
   /** The whole file, or undefined when it does not exist. */
   readFile(path: string): Promise<Buffer | undefined>;
   rename(from: string, to: string): Promise<void>;
   /** Removes a file; one that is already gone is fine. */
   unlink(path: string): Promise<void>;
-  /** Creates the directory and its parents if missing. */
+  /** Creates the directory and its parents if missing (DATA_DIR_MODE). */
   mkdir(path: string): Promise<void>;
   /** undefined when nothing is there. */
   stat(path: string): Promise<FileStat | undefined>;
@@ -52,6 +53,10 @@ export function errnoOf(err: unknown): string | undefined {
   // (SERVICE_UNAVAILABLE), and an outage answered by the journal must not read as a disk error.
   return typeof code === 'string' && /^E[A-Z0-9]+$/.test(code) ? code : undefined;
 }
+
+/** The data directory and its files are the owner's alone (CONTRACT section 10), as PostgreSQL's are. */
+export const DATA_DIR_MODE = 0o700;
+export const DATA_FILE_MODE = 0o600;
 
 // 'write' is read-write, created if missing, neither truncated nor O_APPEND (Linux ignores the
 // position of a positional write on an O_APPEND descriptor).
@@ -102,7 +107,7 @@ class NodeFileHandle implements FileHandle {
 
 export const nodeFs: FileSystem = {
   async open(path, mode) {
-    return new NodeFileHandle(await open(path, FLAGS[mode]));
+    return new NodeFileHandle(await open(path, FLAGS[mode], mode === 'directory' ? undefined : DATA_FILE_MODE));
   },
   async readFile(path) {
     try {
@@ -121,7 +126,7 @@ export const nodeFs: FileSystem = {
     }
   },
   async mkdir(path) {
-    await mkdir(path, { recursive: true });
+    await mkdir(path, { recursive: true, mode: DATA_DIR_MODE });
   },
   async stat(path) {
     try {

@@ -3,11 +3,13 @@
  * file, `petstore.lock`, holding the holder's pid and its start time (from /proc on Linux, so a
  * pid reused after a crash, as in a container that restarts as pid 1, is not taken for the
  * holder). It is created whole and atomically (written under a private name, then hard-linked into
- * place, which fails if a lock exists). A lock whose holder is gone is stale and is taken over.
+ * place, which fails if a lock exists). A lock whose holder is gone is stale and is taken over;
+ * a holder that has exited but is not yet reaped (a zombie) is gone.
  * The lock file is not data: it is the one file a refused start-up may leave behind.
  */
 import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DATA_FILE_MODE } from './fs.js';
 
 export const LOCK_FILE = 'petstore.lock';
 
@@ -58,7 +60,7 @@ export function lockHolder(dir: string): number | undefined {
 
 function take(dir: string, file: string, me: Holder): void {
   const mine = `${file}.${me.pid}`;
-  writeFileSync(mine, `${me.pid} ${me.start}\n`);
+  writeFileSync(mine, `${me.pid} ${me.start}\n`, { mode: DATA_FILE_MODE });
   try {
     for (let attempt = 0; attempt < 5; attempt++) {
       try {
@@ -120,18 +122,31 @@ function alive(h: Holder): boolean {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  const stat = procStat(h.pid);
+  // No /proc at all: kill(pid, 0) is all there is to go by; with /proc, a pid without an entry has gone.
+  if (!stat) return !HAS_PROC;
+  // A holder that has exited but is not yet reaped (a zombie, after kill -9 before its parent
+  // waits for it) still answers kill(pid, 0); it holds nothing any more.
+  if (stat.state === 'Z' || stat.state === 'X' || stat.state === 'x') return false;
   // Same pid, other start time: the pid was reused by an unrelated process.
-  return h.start === '' || startTimeOf(h.pid) === '' || startTimeOf(h.pid) === h.start;
+  return h.start === '' || stat.start === h.start;
 }
 
-/** Field 22 of /proc/<pid>/stat (start time in clock ticks since boot), or '' where there is no /proc. */
-function startTimeOf(pid: number): string {
+const HAS_PROC = procStat(process.pid) !== undefined;
+
+/** Fields 3 (state) and 22 (start time in clock ticks since boot) of /proc/<pid>/stat; undefined where there is no /proc. */
+function procStat(pid: number): { state: string; start: string } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '';
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state: fields[0] ?? '', start: fields[19] ?? '' };
   } catch {
-    return '';
+    return undefined;
   }
+}
+
+function startTimeOf(pid: number): string {
+  return procStat(pid)?.start ?? '';
 }
 
 function unlinkQuietly(file: string): void {

@@ -7,6 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import type { FatalStorageError } from './faults.js';
 import { failpointAt, type FailpointSpec } from './failpoints.js';
+import { DATA_DIR_MODE } from './fs.js';
 import { acquireLock, DirectoryLockedError, type DataDirLock } from './lock.js';
 import { MemoryStore } from './memory-store.js';
 import { openPersistentStore } from './persistent-store.js';
@@ -67,7 +68,7 @@ export async function openStore(opts: StoreOptions): Promise<OpenedStore> {
     return { store, ready: async () => true, exclusively, close: () => store.close(), release: () => undefined };
   }
   const { dataDir: dir, logger } = opts;
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: DATA_DIR_MODE });
   const lock: DataDirLock = acquireLock(dir);
   try {
     const p = await openPersistentStore(dir, {

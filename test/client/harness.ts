@@ -35,7 +35,7 @@ export function wire(): Wire {
     const ct = response.headers.get('content-type') ?? '';
     const body = ct.startsWith('application/json') && text !== '' ? JSON.parse(text) : text;
     const method = init.method ?? 'GET';
-    expect(contractProblems(method, url, { status: response.status, headers: response.headers, text, body }), `${method} ${url}`).toEqual([]);
+    expect(contractProblems(method, url, { status: response.status, headers: response.headers, text, body }, init.headers), `${method} ${url}`).toEqual([]);
     const headers = new Headers(init.headers);
     const u = new URL(url);
     log.push({

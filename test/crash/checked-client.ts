@@ -21,12 +21,13 @@ export class CheckedClient {
 
   /** One request; undefined when the connection failed (the server was killed). */
   async call(method: string, path: string, body?: unknown): Promise<Answer | undefined> {
+    const sent = { 'x-api-key': this.key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
     let res: Response;
     let text: string;
     try {
       res = await fetch(this.base + path, {
         method,
-        headers: { 'x-api-key': this.key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: sent,
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(10_000),
       });
@@ -35,7 +36,7 @@ export class CheckedClient {
       return undefined;
     }
     const parsed = text && (res.headers.get('content-type') ?? '').startsWith('application/json') ? JSON.parse(text) : text;
-    for (const p of contractProblems(method, this.base + path, { status: res.status, headers: res.headers, text, body: parsed })) {
+    for (const p of contractProblems(method, this.base + path, { status: res.status, headers: res.headers, text, body: parsed }, sent)) {
       this.problems.push(`${method} ${path}: ${p}`);
     }
     return { status: res.status, body: parsed, link: res.headers.get('link') ?? '' };

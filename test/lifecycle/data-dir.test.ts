@@ -10,8 +10,8 @@
  *   request), and once the directory can be made again the server writes its durable state there
  *   anew and takes writes again by itself: nothing acknowledged is lost, nothing refused appears.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,8 +24,36 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ADMIN_KEY = 'psk_enterprise_DataDirAdminKey0123456789abcdefghijKLMNOP';
 const dirs: string[] = [];
 const processes: ServerProcess[] = [];
+const parents: ChildProcess[] = [];
+
+/**
+ * Runs the server as its child, prints `holder <pid> <port>` once it listens, then blocks its own
+ * event loop for good, so Node never reaps that child.
+ */
+const NON_REAPING_PARENT = `
+const { spawn } = require('node:child_process');
+const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
+let out = '';
+child.stdout.setEncoding('utf8').on('data', (s) => {
+  out += s;
+  const m = /^listening on http:\\/\\/127\\.0\\.0\\.1:(\\d+)$/m.exec(out);
+  if (!m) return;
+  process.stdout.write('holder ' + child.pid + ' ' + m[1] + '\\n', () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0));
+});
+`;
+
+/** The state letter of /proc/<pid>/stat (R, S, Z...), or '' when the process is gone. */
+function processState(pid: number): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? '';
+  } catch {
+    return '';
+  }
+}
 
 afterAll(() => {
+  for (const p of parents) p.kill('SIGKILL');
   for (const p of processes) p.kill();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
@@ -77,6 +105,47 @@ describe.concurrent('the data-directory lock', { timeout: 60_000 }, () => {
     p.kill('SIGTERM');
     expect(await exitWithin(p, 15_000)).toEqual({ code: 0, signal: null });
     expect(readdirSync(dir).sort()).toEqual(['journal.log', 'snapshot.json']);
+  });
+
+  it('starts at once after kill -9 of the holder, while the holder is still an unreaped zombie', async () => {
+    const dir = tempDir();
+    // The holder's parent blocks its event loop once the holder listens, so it never reaps the
+    // holder: after SIGKILL the holder stays a zombie, which still answers kill(pid, 0).
+    const parent = spawn(process.execPath, ['-e', NON_REAPING_PARENT], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), PORT: '0', HOST: '127.0.0.1', PETSTORE_LOG_LEVEL: 'warn', PETSTORE_DATA_DIR: dir, PETSTORE_ADMIN_KEY: ADMIN_KEY, PETSTORE_SEED: 'false' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    parents.push(parent);
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      parent.stdout!.setEncoding('utf8').on('data', (s: string) => {
+        out += s;
+        const m = /^holder (\d+ \d+)$/m.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      parent.once('exit', () => reject(new Error(`the parent exited before the holder listened: ${out}`)));
+    });
+    const [pid, port] = line.split(' ').map(Number) as [number, number];
+    const holder = new CheckedClient(`http://127.0.0.1:${port}`, ADMIN_KEY, []);
+    expect((await holder.call('POST', '/categories', { name: 'Before the kill' }))?.status).toBe(201);
+
+    process.kill(pid, 'SIGKILL');
+    const deadline = Date.now() + 10_000;
+    while (processState(pid) !== 'Z' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(processState(pid)).toBe('Z');
+    expect(() => process.kill(pid, 0)).not.toThrow(); // the zombie still answers kill(pid, 0)
+    expect(readFileSync(join(dir, 'petstore.lock'), 'utf8')).toMatch(new RegExp(`^${pid} `));
+
+    const next = start(dir);
+    const problems: string[] = [];
+    const c = await clientOf(next, problems);
+    expect(processState(pid)).toBe('Z'); // the new server started while the holder was still a zombie
+    expect((await c.call('GET', '/categories'))?.body).toMatchObject([{ name: 'Before the kill' }]);
+    expect(readFileSync(join(dir, 'petstore.lock'), 'utf8')).toMatch(new RegExp(`^${next.child.pid} `));
+    expect(problems).toEqual([]);
+    next.kill();
+    parent.kill('SIGKILL');
   });
 
   it('PETSTORE_DATA_DIR=:memory: serves with no persistence at all', async () => {
@@ -138,5 +207,42 @@ describe('a data directory that vanishes while the server runs', { timeout: 60_0
     expect(await c2.listAll('/categories')).toEqual(acknowledged);
     expect(problems).toEqual([]);
     again.kill();
+  });
+});
+
+describe('the data directory\'s permissions', { timeout: 60_000 }, () => {
+  /** Even with umask 000 the server's own modes hold. */
+  const UMASK_0 = ['sh', '-c', 'umask 000 && exec "$@"', 'sh'];
+  const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8);
+  const expectPrivate = (dir: string) => {
+    expect(modeOf(dir)).toBe('700');
+    const files = readdirSync(dir);
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) expect(`${f} ${modeOf(join(dir, f))}`).toBe(`${f} 600`);
+  };
+
+  it('creates the directory 0700 and every file in it 0600 (lock, journal, snapshot), also when it is made again after it vanished', async () => {
+    const dir = join(tempDir(), 'nested', 'data');
+    const p = new ServerProcess({ PETSTORE_DATA_DIR: dir, PETSTORE_ADMIN_KEY: ADMIN_KEY, PETSTORE_SEED: 'false' }, 40_000, UMASK_0);
+    processes.push(p);
+    const problems: string[] = [];
+    const c = await clientOf(p, problems);
+    expect((await c.call('POST', '/categories', { name: 'Private' }))?.status).toBe(201);
+    expect(readdirSync(dir).sort()).toEqual(['journal.log', 'petstore.lock']);
+    expectPrivate(dir);
+
+    rmSync(dir, { recursive: true, force: true });
+    const deadline = Date.now() + 10_000;
+    let status: number | undefined;
+    while ((status = (await c.call('POST', '/categories', { name: 'After' }))?.status) !== 201 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(status).toBe(201);
+    expect(readdirSync(dir)).toEqual(expect.arrayContaining(['journal.log', 'petstore.lock', 'snapshot.json']));
+    expectPrivate(dir);
+
+    p.kill('SIGTERM');
+    expect(await exitWithin(p, 15_000)).toEqual({ code: 0, signal: null });
+    expect(readdirSync(dir).sort()).toEqual(['journal.log', 'snapshot.json']); // the final snapshot, through a temporary file
+    expectPrivate(dir);
+    expect(problems).toEqual([]);
   });
 });

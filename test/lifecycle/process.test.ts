@@ -59,6 +59,10 @@ const BAD_CONFIG: [string, string][] = [
   ['PETSTORE_BAN_THRESHOLD', '0'],
   ['PETSTORE_BAN_THRESHOLD', 'x'],
   ['PETSTORE_SUNSET', 'notadate'],
+  ['PETSTORE_TRUST_PROXY', 'true'],
+  ['PETSTORE_TRUST_PROXY', '0'],
+  ['PETSTORE_METRICS_PORT', '65536'],
+  ['PETSTORE_MAX_CONNECTIONS', '0'],
 ];
 
 let firstDir: string;

@@ -4,7 +4,10 @@
  * /metrics leaks no secret. The public endpoints the mocks serve too (the contract files, /healthz,
  * /readyz) are in test/behaviour/rest/meta.test.ts.
  */
+import { request as httpRequest } from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contractProblems, cspDirectives } from '../support/contract-check.js';
 import { Api, type Res } from '../support/http.js';
 import { limitHeaders } from '../support/limits.js';
 import { ADMIN_SECRET, startServer, type TestServer } from '../support/server.js';
@@ -22,6 +25,44 @@ function expectPublicOk(res: Res, type: RegExp): void {
   for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit', 'ratelimit-policy']) {
     expect(res.headers.get(h), `${h} on a public endpoint`).toBeNull();
   }
+}
+
+interface RawReply {
+  status: number;
+  headers: Headers;
+  bytes: Buffer;
+}
+
+/**
+ * A GET with the given headers, its body as the bytes sent (fetch would decode them), checked
+ * against the contract once decoded.
+ */
+function rawGet(url: string, headers: Record<string, string>, method = 'GET'): Promise<RawReply> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => {
+        const out = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out.set(k, Array.isArray(v) ? v.join(', ') : v);
+        const bytes = Buffer.concat(chunks);
+        const text = bytes.length === 0 ? '' : decode(out.get('content-encoding'), bytes).toString('utf8');
+        const body = (out.get('content-type') ?? '').startsWith('application/json') && text !== '' ? JSON.parse(text) : text;
+        const problems = contractProblems(method, url, { status: res.statusCode!, headers: out, text, body }, headers);
+        if (problems.length > 0) reject(new Error(`${method} ${url}: ${problems.join('; ')}`));
+        else resolve({ status: res.statusCode!, headers: out, bytes });
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function decode(encoding: string | null, bytes: Buffer): Buffer {
+  if (encoding === 'br') return brotliDecompressSync(bytes);
+  if (encoding === 'gzip') return gunzipSync(bytes);
+  return bytes;
 }
 
 /** The local URLs a page references through src= and href= attributes. */
@@ -49,8 +90,10 @@ describe('public endpoints of the server alone', () => {
       const urls = referencedUrls(res.text);
       expect(urls.length).toBeGreaterThan(0);
       for (const u of urls) expect(u, `asset ${u}`).toMatch(/^\/docs\/[^/?#]+$/);
-      // The page renders this server's own document.
-      expect(res.text).toContain('/openapi.json');
+      // The page renders this server's own document, from a script of its own (no inline script).
+      expect(res.text).not.toMatch(/<script>/i);
+      expect(urls).toContain('/docs/init.js');
+      expect((await anon.get('/docs/init.js')).text).toContain("url: '/openapi.json'");
     });
 
     it('answers 200 with the right content type for every asset the docs page references', async () => {
@@ -84,6 +127,92 @@ describe('public endpoints of the server alone', () => {
         expect(res.headers.get('content-type')).toMatch(/^application\/json\b/);
         expect(res.body).toEqual({ code: 'NOT_FOUND', message: expect.any(String), status: 404 });
       }
+    });
+  });
+
+  describe('cheap public answers', () => {
+    const STATIC_PATHS = ['/openapi.json', '/openapi.yaml', '/schema.graphql', '/docs', '/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css', '/docs/init.js', '/docs/favicon-32x32.png'];
+
+    it.each(STATIC_PATHS)('serves %s compressed as the client accepts (br, gzip, none), each with its own ETag, the same bytes once decoded', async (path) => {
+      const plain = await rawGet(t.url + path, {});
+      expect(plain.status).toBe(200);
+      expect(plain.headers.get('content-encoding')).toBeNull();
+      expect(plain.headers.get('vary')).toMatch(/Accept-Encoding/);
+      const tags = new Set([plain.headers.get('etag')]);
+      expect(plain.headers.get('etag')).toMatch(/^"[A-Za-z0-9_-]+"$/);
+      const compressible = !path.endsWith('.png') && plain.bytes.length >= 1024; // smaller bodies are not worth it
+      for (const [accept, encoding] of [
+        ['br', 'br'],
+        ['gzip, deflate', 'gzip'],
+        ['gzip;q=0.5, br;q=0.9', 'br'],
+        ['br;q=0, gzip', 'gzip'],
+        ['identity', null],
+      ] as const) {
+        const res = await rawGet(t.url + path, { 'accept-encoding': accept });
+        expect(res.status).toBe(200);
+        expect(res.headers.get('content-encoding'), `${path} for ${accept}`).toBe(compressible ? encoding : null);
+        expect(decode(res.headers.get('content-encoding'), res.bytes).equals(plain.bytes), `${path} for ${accept}`).toBe(true);
+        if (encoding && compressible) expect(res.bytes.length).toBeLessThan(plain.bytes.length * 0.6);
+        expect(Number(res.headers.get('content-length'))).toBe(res.bytes.length);
+        tags.add(res.headers.get('etag'));
+      }
+      expect(tags.size).toBe(compressible ? 3 : 1);
+    });
+
+    it.each(STATIC_PATHS)('answers %s with 304 and no body when If-None-Match names its ETag (any of its encodings, weak or strong, or *)', async (path) => {
+      const br = await rawGet(t.url + path, { 'accept-encoding': 'br' });
+      const tag = br.headers.get('etag')!;
+      for (const [accept, ifNoneMatch] of [
+        ['br', tag],
+        ['gzip', tag],
+        ['', `"other", W/${tag}`],
+        ['br', '*'],
+      ] as const) {
+        const res = await rawGet(t.url + path, { 'accept-encoding': accept, 'if-none-match': ifNoneMatch });
+        expect(res.status, `${path} If-None-Match: ${ifNoneMatch}`).toBe(304);
+        expect(res.bytes.length).toBe(0);
+        expect(res.headers.get('etag')).toMatch(/^"[A-Za-z0-9_-]+"$/);
+        expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      }
+      const changed = await rawGet(t.url + path, { 'accept-encoding': 'br', 'if-none-match': '"not-this-one"' });
+      expect(changed.status).toBe(200);
+      expect(changed.bytes.equals(br.bytes)).toBe(true);
+      const head = await rawGet(t.url + path, { 'accept-encoding': 'br' }, 'HEAD');
+      expect(head.headers.get('etag')).toBe(tag);
+      expect(head.headers.get('content-length')).toBe(br.headers.get('content-length'));
+    });
+
+    it('sends the docs page with a Content-Security-Policy that runs only its own scripts and styles and forbids framing', async () => {
+      const res = await anon.get('/docs');
+      const csp = cspDirectives(res.headers.get('content-security-policy') ?? '');
+      expect(csp.get('script-src')).toEqual(["'self'"]);
+      expect(csp.get('style-src')).toEqual(["'self'"]);
+      expect(csp.get('frame-ancestors')).toEqual(["'none'"]);
+      expect(csp.get('default-src')).toEqual(["'none'"]);
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.text).not.toMatch(/<script>|\son[a-z]+\s*=|style\s*=/i); // nothing inline the policy would block
+    });
+
+    it('renders /metrics at most once a second: scrapes within a second get the same text, a later one counts what happened since', async () => {
+      const countOf = (text: string) => Number(/^petstore_http_requests_total\{method="GET",operation="healthz",status="200"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+      let sameWithinASecond = false;
+      for (let attempt = 0; attempt < 5 && !sameWithinASecond; attempt++) {
+        await new Promise((r) => setTimeout(r, 1_100)); // past the last rendering
+        const started = performance.now();
+        const first = (await anon.get('/metrics')).text;
+        for (let i = 0; i < 3; i++) expect((await anon.get('/healthz')).status).toBe(200);
+        const second = (await anon.get('/metrics')).text;
+        // Only a pair within the second says anything (a loaded machine may take longer).
+        if (performance.now() - started < 900) {
+          expect(second).toBe(first);
+          sameWithinASecond = true;
+        }
+      }
+      expect(sameWithinASecond).toBe(true);
+      const before = countOf((await anon.get('/metrics')).text);
+      for (let i = 0; i < 3; i++) expect((await anon.get('/healthz')).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 1_100));
+      expect(countOf((await anon.get('/metrics')).text)).toBeGreaterThanOrEqual(before + 3);
     });
   });
 

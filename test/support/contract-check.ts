@@ -35,8 +35,48 @@ interface ResponseObject {
   content?: Record<string, { schema?: JsonSchema }>;
 }
 
-/** Returns a list of problems (empty when the response conforms). */
-export function contractProblems(method: string, url: string, res: CheckedResponse): string[] {
+/**
+ * Returns a list of problems (empty when the response conforms). `requestHeaders`: what was sent,
+ * for the rules that depend on it (a keyed request's answer is `no-store`).
+ */
+export function contractProblems(method: string, url: string, res: CheckedResponse, requestHeaders?: ConstructorParameters<typeof Headers>[0]): string[] {
+  return [...documentProblems(method, url, res), ...everyResponseProblems(url, res, new Headers(requestHeaders))];
+}
+
+/**
+ * The headers of CONTRACT section 4 that go on every response whatever its operation: nosniff
+ * everywhere, `Cache-Control: no-store` on the answer to a request that carried a key, and on the
+ * docs page a Content-Security-Policy that allows only the page's own scripts and styles and no framing.
+ */
+function everyResponseProblems(url: string, res: CheckedResponse, sent: Headers): string[] {
+  const problems: string[] = [];
+  const nosniff = res.headers.get('x-content-type-options');
+  if (nosniff !== 'nosniff') problems.push(`X-Content-Type-Options is ${JSON.stringify(nosniff)}, not "nosniff"`);
+  const cacheControl = res.headers.get('cache-control') ?? '';
+  if (sent.has('x-api-key') && !/(^|,)\s*no-store\s*(,|$)/i.test(cacheControl)) problems.push(`a keyed request answered with Cache-Control ${JSON.stringify(cacheControl)}, not no-store`);
+  const pathname = new URL(url).pathname.replace(/(.)\/$/, '$1');
+  if (pathname === '/docs' && res.status === 200) {
+    const csp = cspDirectives(res.headers.get('content-security-policy') ?? '');
+    const own = (name: string) => (csp.get(name) ?? csp.get('default-src'))?.join(' ');
+    if (own('script-src') !== "'self'") problems.push(`docs CSP script-src is ${own('script-src')}, not 'self' alone`);
+    if (own('style-src') !== "'self'") problems.push(`docs CSP style-src is ${own('style-src')}, not 'self' alone`);
+    if (csp.get('frame-ancestors')?.join(' ') !== "'none'") problems.push(`docs CSP frame-ancestors is ${csp.get('frame-ancestors')?.join(' ')}, not 'none'`);
+  }
+  return problems;
+}
+
+/** A Content-Security-Policy as its directives and their sources. */
+export function cspDirectives(policy: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const part of policy.split(';')) {
+    const [name, ...sources] = part.trim().split(/\s+/);
+    if (name) out.set(name.toLowerCase(), sources);
+  }
+  return out;
+}
+
+/** What schema/openapi.yaml says of this response: status, required headers, body. */
+function documentProblems(method: string, url: string, res: CheckedResponse): string[] {
   const pathname = new URL(url).pathname;
   const m = method === 'HEAD' ? 'GET' : method;
   const route = routes.find((r) => r.method === m && r.re.test(pathname));
@@ -44,7 +84,7 @@ export function contractProblems(method: string, url: string, res: CheckedRespon
   if (!route) {
     // Unrouted (404 for an unknown path, 405 for a known path with another method): an Error.
     if (![401, 404, 405, 429].includes(res.status)) problems.push(`unrouted ${method} ${pathname} answered ${res.status}`);
-    checkError(res, problems, pathname === '/graphql');
+    checkError(res, problems, pathname === '/graphql' || pathname === '/graphql/');
     return problems;
   }
   const op: Operation = route.op;

@@ -47,7 +47,7 @@ export class Api {
     if ((response.headers.get('content-type') ?? '').startsWith('application/json') && text !== '') parsed = JSON.parse(text);
     const res: Res<T> = { status: response.status, headers: response.headers, text, body: parsed as T };
     if (!opts.unchecked) {
-      expect(contractProblems(method, url, res), `${method} ${path} -> ${res.status} ${text.slice(0, 200)}`).toEqual([]);
+      expect(contractProblems(method, url, res, headers), `${method} ${path} -> ${res.status} ${text.slice(0, 200)}`).toEqual([]);
     }
     return res;
   }
@@ -77,9 +77,10 @@ export class Api {
 export async function checkedFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
   const method = init.method ?? (input instanceof Request ? input.method : 'GET');
   const url = input instanceof Request ? input.url : String(input);
+  const sent = init.headers ?? (input instanceof Request ? input.headers : undefined);
   const response = await fetch(input, init);
   const text = await response.clone().text();
   const body = (response.headers.get('content-type') ?? '').startsWith('application/json') && text !== '' ? JSON.parse(text) : text;
-  expect(contractProblems(method, url, { status: response.status, headers: response.headers, text, body }), `${method} ${url} -> ${response.status}`).toEqual([]);
+  expect(contractProblems(method, url, { status: response.status, headers: response.headers, text, body }, sent), `${method} ${url} -> ${response.status}`).toEqual([]);
   return response;
 }

@@ -24,9 +24,14 @@ export class ServerProcess {
   private readonly hardTimeout: NodeJS.Timeout;
   private waiters: (() => void)[] = [];
 
-  /** `env` is added to PORT=0, HOST=127.0.0.1 and PETSTORE_LOG_LEVEL=warn. */
-  constructor(env: Record<string, string>, hardTimeoutMs = 40_000) {
-    this.child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  /**
+   * `env` is added to PORT=0, HOST=127.0.0.1 and PETSTORE_LOG_LEVEL=warn. `wrapper`: a command
+   * that execs the server in its place (`sh -c 'ulimit -n 300 && exec "$@"' sh`, `sh -c 'umask 0; exec "$@"' sh`),
+   * so the child's pid is still the server's.
+   */
+  constructor(env: Record<string, string>, hardTimeoutMs = 40_000, wrapper: string[] = []) {
+    const command = [...wrapper, process.execPath, '--import', 'tsx', 'src/main.ts'];
+    this.child = spawn(command[0]!, command.slice(1), {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH ?? '',

@@ -1,8 +1,9 @@
 /**
  * createApp(deps): the Koa host of the request pipeline. It opens no port (main.ts listens;
  * tests run it on an ephemeral port) and keeps only what needs a socket or a process: reading
- * the body under the stream limit, metrics, access logs and the docs page. Every answer comes
- * from the pipeline (src/api/pipeline.ts), the same one the MSW mocks run.
+ * the body under the stream limit, the client's address, metrics, access logs, the docs page and
+ * the compressed, validated answers of the public documents (static-answers.ts). Every answer
+ * comes from the pipeline (src/api/pipeline.ts), the same one the MSW mocks run.
  */
 import Koa from 'koa';
 import getRawBody from 'raw-body';
@@ -13,18 +14,35 @@ import { errorResponse } from '../../api/error-map.js';
 import { MAX_BODY_BYTES } from '../../api/json-body.js';
 import type { ApiRequest, ApiResponse } from '../../api/exchange.js';
 import { docsHandlers } from './docs.js';
-import { createMetrics } from './metrics.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { ENCODINGS, STATIC_OPERATIONS, staticAnswers, type Encoding } from './static-answers.js';
 
 export interface AppDeps extends Omit<PipelineDeps, 'hostHandlers' | 'logger'> {
   logger: Logger;
+  /** The metrics this app counts into (its own by default). */
+  metrics?: Metrics;
+  /** false with PETSTORE_METRICS_PORT: /metrics is served on that port only, and 404 here. */
+  servesMetrics?: boolean;
+  /**
+   * PETSTORE_TRUST_PROXY: the client address is the n-th address from the right of
+   * X-Forwarded-For (Koa's `proxy` with `maxIpsCount`); unset, the peer's address, header ignored.
+   */
+  trustProxy?: number;
 }
 
 export async function createApp(deps: AppDeps): Promise<Koa> {
   const { logger } = deps;
-  const metrics = createMetrics(deps.limiter);
-  const pipeline = await createPipeline({ ...deps, logger, hostHandlers: { ...docsHandlers(), ...metrics.handlers } });
+  const metrics = deps.metrics ?? createMetrics(deps.limiter);
+  const hostHandlers = { ...docsHandlers(), ...(deps.servesMetrics === false ? {} : metrics.handlers) };
+  const pipeline = await createPipeline({ ...deps, logger, hostHandlers });
+  const statics = staticAnswers();
   const app = new Koa();
   app.silent = true;
+  const trustProxy = deps.trustProxy !== undefined && deps.trustProxy > 0;
+  if (trustProxy) {
+    app.proxy = true;
+    app.maxIpsCount = deps.trustProxy!;
+  }
 
   app.use(async (ctx) => {
     const start = performance.now();
@@ -37,8 +55,8 @@ export async function createApp(deps: AppDeps): Promise<Koa> {
       path,
       search,
       headers: raw.headers,
-      // As Koa's ctx.ip with app.proxy off (the default, kept): the peer's address.
-      ip: raw.socket.remoteAddress ?? '',
+      // The peer's address, unless PETSTORE_TRUST_PROXY names proxies in front (then Koa's ctx.ip).
+      ip: trustProxy ? ctx.ip : (raw.socket.remoteAddress ?? ''),
       // raw-body rejects past the limit with status 413, which the pipeline answers.
       body: () => getRawBody(raw, { limit: MAX_BODY_BYTES }),
     };
@@ -47,16 +65,20 @@ export async function createApp(deps: AppDeps): Promise<Koa> {
       res = await pipeline(req);
     } catch (err) {
       // The pipeline maps every error itself; this is a last line of defence.
-      logger.error({ err, method, path }, 'pipeline failed');
+      logger.error({ err, method, path, ip: req.ip }, 'pipeline failed');
       const e = errorResponse(err);
       res = { status: e.status, headers: { ...e.headers, 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(e.body) };
+    }
+    if (res.status === 200 && res.operationId !== undefined && STATIC_OPERATIONS.has(res.operationId)) {
+      const ifNoneMatch = raw.headers['if-none-match'];
+      res = await statics.answer(res, (ctx.acceptsEncodings(...ENCODINGS) || 'identity') as Encoding, ifNoneMatch);
     }
     // The pipeline's answer is complete (status, every header, a serialised body), so it goes to
     // the socket as it is: Koa's own response handling would only copy it header by header.
     ctx.respond = false;
     send(ctx.res, method === 'HEAD', res);
     metrics.observe(method, res.operationId, res.status, (performance.now() - start) / 1000);
-    if (logger.isLevelEnabled('debug')) logger.debug({ method, path, status: res.status, keyId: res.keyId }, 'request');
+    if (logger.isLevelEnabled('debug')) logger.debug({ method, path, status: res.status, keyId: res.keyId, ip: req.ip }, 'request');
   });
   return app;
 }

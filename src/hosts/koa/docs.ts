@@ -1,4 +1,8 @@
-/** The docs page and its Swagger UI assets, served from the installed package (no CDN). */
+/**
+ * The docs page and its Swagger UI assets, served from the installed package (no CDN). The page
+ * runs only its own files (no inline script, so its Content-Security-Policy allows scripts and
+ * styles from this origin alone) and may not be framed (CONTRACT section 4).
+ */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -15,10 +19,29 @@ const DOCS_HTML = `<!doctype html>
 <body>
 <div id="docs"></div>
 <script src="/docs/swagger-ui-bundle.js"></script>
-<script>window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#docs', deepLinking: true });</script>
+<script src="/docs/init.js"></script>
 </body>
 </html>
 `;
+
+/** Starts Swagger UI on this server's document; no validator badge (it would load an image from elsewhere). */
+const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#docs', deepLinking: true, validatorUrl: null });\n`;
+
+/**
+ * Scripts and styles from this origin only; Swagger UI's icons are data: images; requests (the
+ * document, Try it out) go to this origin; no plugins, no <base>, no forms elsewhere, no framing.
+ */
+export const DOCS_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
 
 const DOCS_ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
@@ -32,17 +55,20 @@ function loadDocsAssets(): Map<string, { type: string; body: Uint8Array }> {
   return new Map(Object.entries(DOCS_ASSETS).map(([name, type]) => [name, { type, body: readFileSync(join(dir, name)) }]));
 }
 
+const INIT_ASSET = { type: 'text/javascript; charset=utf-8', body: new TextEncoder().encode(DOCS_INIT) };
+
 export function docsHandlers(): Handlers {
   let assets: Map<string, { type: string; body: Uint8Array }> | undefined;
   return {
     async getDocs(x) {
       x.status = 200;
       x.type = 'text/html; charset=utf-8';
+      x.set('content-security-policy', DOCS_CSP);
       x.body = DOCS_HTML;
     },
     async getDocsAsset(x) {
       assets ??= loadDocsAssets();
-      const asset = assets.get(x.params.asset ?? '');
+      const asset = x.params.asset === 'init.js' ? INIT_ASSET : assets.get(x.params.asset ?? '');
       if (!asset) throw new NotFoundError('No such docs asset.');
       x.status = 200;
       x.type = asset.type;

@@ -1,14 +1,26 @@
-/** Prometheus metrics of the server host: one registry per app (no globals, so tests can build many apps). */
+/**
+ * Prometheus metrics of the server host: one registry per app (no globals, so tests can build many
+ * apps). The page is rendered at most once a second (CONTRACT section 5): a scrape within a second
+ * of the last render gets the same text, so a flood of scrapes costs no more than one a second.
+ */
+import type { IncomingMessage, RequestListener } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { errorResponse } from '../../api/error-map.js';
 import type { Handlers } from '../../api/state.js';
 import type { Limiter } from '../../limits/limiter.js';
+import { MethodNotAllowedError, NotFoundError } from '../../service/errors.js';
 
 export interface Metrics {
   registry: Registry;
   /** Counts one answered request; label by operationId, never by raw path (ids would explode the series). */
   observe(method: string, operationId: string | undefined, status: number, seconds: number): void;
+  /** The page, rendered at most once every RENDER_EVERY_MS. */
+  text(): Promise<string>;
   handlers: Handlers;
 }
+
+/** How long one rendering of the page is served. */
+export const RENDER_EVERY_MS = 1_000;
 
 const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
 
@@ -48,6 +60,19 @@ export function createMetrics(limiter?: Limiter): Metrics {
   registry.registerMetric(requests as unknown as Counter);
   registry.registerMetric(durations as unknown as Histogram);
 
+  let rendered: { at: number; text: Promise<string> } | undefined;
+  const text = (): Promise<string> => {
+    const now = performance.now();
+    if (!rendered || now - rendered.at >= RENDER_EVERY_MS) {
+      const r = { at: now, text: registry.metrics() };
+      rendered = r;
+      r.text.catch(() => {
+        if (rendered === r) rendered = undefined;
+      });
+    }
+    return rendered.text;
+  };
+
   return {
     registry,
     observe(method, operationId, status, seconds) {
@@ -55,13 +80,55 @@ export function createMetrics(limiter?: Limiter): Metrics {
       requests.add(method, operation, status);
       durations.observe(operation, seconds);
     },
+    text,
     handlers: {
       async metrics(x) {
         x.status = 200;
         x.type = registry.contentType;
-        x.body = await registry.metrics();
+        x.body = await text();
       },
     },
+  };
+}
+
+/** Connections closed at once by the limits of section 12, by which limit (src/hosts/koa/connections.ts). */
+export function countRefusedConnections(metrics: Metrics, counts: { refusedTotal: number; refusedPerAddress: number }): void {
+  new Counter({
+    name: 'petstore_connections_refused_total',
+    help: 'Connections closed as soon as they were accepted: over PETSTORE_MAX_CONNECTIONS (limit="total") or over 256 from one client address (limit="address").',
+    labelNames: ['limit'] as const,
+    registers: [metrics.registry],
+    collect() {
+      this.reset();
+      this.inc({ limit: 'total' }, counts.refusedTotal);
+      this.inc({ limit: 'address' }, counts.refusedPerAddress);
+    },
+  });
+}
+
+/**
+ * The listener of PETSTORE_METRICS_PORT: `GET /metrics` (and HEAD) and nothing else, answered as
+ * the public port would answer it (API-Version, nosniff; errors as the contract's Error object).
+ */
+export function metricsListener(metrics: Metrics, apiVersion: string): RequestListener {
+  return (req: IncomingMessage, res) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    const headers: Record<string, string> = { 'api-version': apiVersion, 'x-content-type-options': 'nosniff' };
+    const fail = (err: Error) => {
+      const e = errorResponse(err);
+      const body = JSON.stringify(e.body);
+      res.writeHead(e.status, { ...headers, ...e.headers, 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)) });
+      res.end(req.method === 'HEAD' ? undefined : body);
+    };
+    if (path !== '/metrics' && path !== '/metrics/') return fail(new NotFoundError(`No resource at ${path}; this port serves /metrics only.`));
+    if (req.method !== 'GET' && req.method !== 'HEAD') return fail(new MethodNotAllowedError(`${req.method} is not allowed here; use GET, HEAD.`, ['GET', 'HEAD']));
+    metrics.text().then(
+      (text) => {
+        res.writeHead(200, { ...headers, 'content-type': metrics.registry.contentType, 'content-length': String(Buffer.byteLength(text)) });
+        res.end(req.method === 'HEAD' ? undefined : text);
+      },
+      (err: Error) => fail(err),
+    );
   };
 }
 
