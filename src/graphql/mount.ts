@@ -26,6 +26,7 @@ import { readJsonBody } from '../api/json-body.js';
 import type { GraphQLContext } from './context.js';
 import type { Contract } from '../contract/openapi.js';
 import { buildSchema, createApollo } from './apollo.js';
+import { nestingRefusal } from './complexity.js';
 import { createDocumentCache, type DocumentCache } from './documents.js';
 import { KnownOperationTypes } from './known-operation-types.js';
 import { OverlappingFieldsCanBeMerged } from './overlapping-fields.js';
@@ -35,6 +36,7 @@ import { createLoaders } from './loaders.js';
 import { GRAPHQL_RESPONSE_JSON, responseMediaType } from './media-type.js';
 import { persistedQueryStore, queryHash } from './persisted.js';
 import { readGraphQLRequest, type GraphQLRequest } from './request.js';
+import { MAX_TOKENS } from './token-limit.js';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -106,8 +108,13 @@ export function graphqlMount(opts: GraphQLMountOptions): GraphQLMount {
       }
       const principal = x.principal!;
       const context: GraphQLContext = { principal, services, loaders: createLoaders(services), rateLimit: x.rateLimit };
-      const request = documents && readGraphQLRequest(x, body);
-      const query = request && queryOf(request, documents!);
+      const request = readGraphQLRequest(x, body);
+      if (!documents) {
+        // Apollo alone: the nesting rule still comes before its parser recurses into the document.
+        const tooNested = request?.query !== undefined ? nestingRefusal(request.query, MAX_TOKENS) : undefined;
+        if (tooNested) return answer(x, 400, JSON.stringify({ errors: formatErrors([tooNested]), extensions: x.rateLimit && { rateLimit: x.rateLimit } }), type);
+      }
+      const query = documents && request && queryOf(request, documents);
       if (request && query !== undefined) {
         const prepared = documents!.prepare(query);
         if (prepared.kind === 'tooComplex') {

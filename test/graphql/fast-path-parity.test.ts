@@ -121,6 +121,7 @@ const REQUESTS: [string, ApiRequest][] = [
   ['empty query', post({ query: '' })],
   ['variables as a string', post({ query: '{ pet(id: "1") { id } }', variables: '{}' })],
   ['operationName not a string', post({ query: '{ pet(id: "1") { id } }', operationName: 5 })],
+  ['a list nested 2,500 deep', q(`{ pets(ids: ${'['.repeat(2_500)}"1"${']'.repeat(2_500)}) { totalCount } }`)],
   ['too costly by a variable\'s default', q('query($n: Int = 100) { pets(first: $n) { edges { node { category { pets(first: $n) { edges { cursor } } } } } } }')],
   ['accepting application/graphql-response+json', post({ query: '{ pet(id: "1") { id } }' }, ADMIN, { accept: 'application/graphql-response+json, application/json' })],
   ['a refusal accepting application/graphql-response+json', post({ query: '{ pet(id: "1") { nope } }' }, ADMIN, { accept: 'application/graphql-response+json' })],
