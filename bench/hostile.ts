@@ -1,11 +1,12 @@
 /**
  * Hostile GraphQL documents within the 64 KiB body limit (issue 9): 2,500 repeated selections, a
- * 1,500-fragment chain, 3,800 aliases. Each is sent SENDS times, one after another (each time a
- * new text, so no cache answers it), while the
- * server's own 10 ms poller (bench/loop-probe.mjs) watches its event loop. A document passes
- * when every answer is the contract's refusal (400, `QUERY_TOO_COMPLEX`: section 8's 3,000-token
- * rule) and the 90th percentile of the time to answer, measured by the client, is at most
- * MAX_ANSWER_MS; the longest stall the poller saw is printed beside it.
+ * 1,500-fragment chain, 3,800 aliases; and (issue 18) a list nested 2,500 deep and a cost set by a
+ * variable's default. Each is sent SENDS times, one after another (each time a new text, so no
+ * cache answers it), while the server's own 10 ms poller (bench/loop-probe.mjs) watches its
+ * event loop. A document passes when every answer is the contract's refusal (400,
+ * `QUERY_TOO_COMPLEX`: section 8's token, nesting and cost rules) and the 90th percentile of the
+ * time to answer, measured by the client, is at most MAX_ANSWER_MS; the longest stall the poller
+ * saw is printed beside it.
  *
  * The client is node:http on one kept-alive connection, as autocannon's is: fetch (undici) added
  * 1-5 ms of its own to every send on this machine, more than the server took to refuse.
@@ -51,6 +52,13 @@ export const hostileDocuments: { name: string; query: string }[] = [
     query: `{ pet(id: "1") { ...F0 } } ${Array.from({ length: 1_500 }, (_, i) => `fragment F${i} on Pet { id${i < 1_499 ? ` ...F${i + 1}` : ''} }`).join(' ')}`,
   },
   { name: '3,800 aliases', query: `{ ${Array.from({ length: 3_800 }, (_, i) => `${alias(i)}:__typename`).join(' ')} }` },
+  // Issue 18: a list argument nested 2,500 deep (the parser would recurse into it), and a cost
+  // that only the variable's default makes too high (20,401).
+  { name: 'a list nested 2,500 deep', query: `{ pets(ids: ${'['.repeat(2_500)}"1"${']'.repeat(2_500)}) { totalCount } }` },
+  {
+    name: "first by a variable's default (cost 20,401)",
+    query: 'query($n: Int = 100) { pets(first: $n) { edges { node { category { pets(first: $n) { edges { cursor } } } } } } }',
+  },
 ];
 
 /** The longest stall the server's poller saw since its last report (SIGUSR2; see loop-probe.mjs). */

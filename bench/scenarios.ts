@@ -5,6 +5,7 @@
  * server. The durable POST row is compared with the same server on `:memory:` instead (run.ts).
  */
 import type { Request } from 'autocannon';
+import { createHash } from 'node:crypto';
 import { rotating, rotatingBody } from './measure.js';
 import { call, type Fixture } from './setup.js';
 
@@ -33,6 +34,10 @@ export const bareScenario: Scenario = {
 
 const GQL_PET = 'query BenchPet($id: ID!) { pet(id: $id) { id name status } }';
 const GQL_PETS = 'query BenchPets { pets(first: 100) { edges { node { id name category { name } inventory { quantity } } } } }';
+
+const APQ_EXTENSIONS = { persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(GQL_PET).digest('hex') } };
+const APQ_EXTENSIONS_PARAM = encodeURIComponent(JSON.stringify(APQ_EXTENSIONS));
+const apqPath = (id: number) => `/graphql?operationName=BenchPet&variables=${encodeURIComponent(JSON.stringify({ id: String(id) }))}&extensions=${APQ_EXTENSIONS_PARAM}`;
 
 async function gql(base: string, fx: Fixture, body: unknown): Promise<{ data?: Record<string, unknown>; errors?: unknown }> {
   const r = await call(base, fx.staffKey, 'POST', '/graphql', body);
@@ -78,6 +83,22 @@ export const readScenarios: Scenario[] = [
       const id = fx.petIds[3]!;
       const r = await gql(base, fx, { query: GQL_PET, variables: { id: String(id) } });
       check((r.data?.pet as { id: string } | undefined)?.id === String(id), 'pet(id) returned another pet');
+    },
+  },
+  {
+    // Automatic persisted queries (issue 17): the same query by its hash alone, registered once by
+    // the preflight, as Apollo Client's PersistedQueryLink sends it with useGETForHashedQueries.
+    name: 'GraphQL { pet(id) { id name status } } as an APQ GET by hash',
+    minRatio: 0.3,
+    request: (fx) => rotating(fx.petIds, { method: 'GET', headers: keyed(fx) }, apqPath),
+    verifyBody: (b) => b.startsWith('{"data":{"pet":{"id":') && !b.includes('"errors"'),
+    async preflight(base, fx) {
+      const id = fx.petIds[5]!;
+      const registered = await gql(base, fx, { query: GQL_PET, variables: { id: String(id) }, extensions: APQ_EXTENSIONS });
+      check((registered.data?.pet as { id: string } | undefined)?.id === String(id), 'the registration returned another pet');
+      const r = await call(base, fx.staffKey, 'GET', apqPath(id));
+      check(r.status === 200, `GET ${apqPath(id)} answered ${r.status}: ${r.text.slice(0, 300)}`);
+      check(((r.body as { data?: { pet?: { id: string } } }).data?.pet?.id) === String(id), `GET by hash did not return pet ${id}: ${r.text.slice(0, 300)}`);
     },
   },
   {

@@ -570,9 +570,17 @@ export interface paths {
         };
         /**
          * GraphQL query by GET
-         * @description Runs a GraphQL query given in the query string (`query`, `operationName`, `variables` as JSON).
-         *     Mutations by GET are refused with 405 `METHOD_NOT_ALLOWED`. GET requests need a header that makes
-         *     them non-simple (CSRF prevention), e.g. `apollo-require-preflight: true`.
+         * @description Runs a GraphQL query given in the query string (`query`, `operationName`, `variables` and
+         *     `extensions` as JSON). Mutations by GET are refused with 405 `METHOD_NOT_ALLOWED`. GET requests need
+         *     a header that makes them non-simple (CSRF prevention): `X-API-Key` is one, so every keyed request
+         *     passes, and so are `apollo-require-preflight` and `x-apollo-operation-name`. Clients that send
+         *     queries by GET by default (urql) work unchanged.
+         *
+         *     Automatic persisted queries (Apollo's protocol): `extensions={"persistedQuery":{"version":1,"sha256Hash":"<hex>"}}`
+         *     without `query` runs the query registered under that SHA-256 hash; an unknown hash answers 200
+         *     with a `PERSISTED_QUERY_NOT_FOUND` error, and the client then sends the hash with its query (by
+         *     POST or GET) to register it. The response is `application/graphql-response+json` when `Accept`
+         *     prefers it, else `application/json`.
          *
          *     **Roles:** every role; each field enforces the same role rules as the REST operation it mirrors.
          */
@@ -583,7 +591,15 @@ export interface paths {
          * @description Runs one GraphQL operation. Batched (array) bodies are refused with 400 `BAD_REQUEST`. Documents
          *     deeper than 10 levels or costlier than the configured budget (default 1000) are refused before
          *     execution with 400 `QUERY_TOO_COMPLEX`. Every response carries `extensions.rateLimit` and every
-         *     executed one `extensions.cost`.
+         *     executed one `extensions.cost`. The response is `application/graphql-response+json` when `Accept`
+         *     prefers it (GraphQL over HTTP), else `application/json`; statuses are the same for both.
+         *
+         *     Automatic persisted queries (Apollo's protocol, `extensions.persistedQuery { version: 1,
+         *     sha256Hash }`): the hash alone runs the registered query, or answers 200 with a
+         *     `PERSISTED_QUERY_NOT_FOUND` error when the server does not hold it; the hash with its `query`
+         *     registers it once it passed the token, depth and cost limits (a hash that does not match the
+         *     query is 400 `BAD_REQUEST`). Registrations live in the bounded per-document cache: a client
+         *     whose hash was evicted simply registers it again.
          *
          *     **Roles:** every role; each field enforces the same role rules as the REST operation it mirrors.
          */
@@ -598,15 +614,15 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description One GraphQL operation. */
+        /** @description One GraphQL operation. `query` may be left out when `extensions.persistedQuery` names a registered query by its hash. */
         GraphQLRequest: {
             /** @description The GraphQL document. */
-            query: string;
+            query?: string;
             /** @description Which operation of the document to run. */
             operationName?: string | null;
             /** @description Values for the document's variables. */
             variables?: Record<string, never> | null;
-            /** @description Request extensions (e.g. persisted queries). */
+            /** @description Request extensions, e.g. an automatic persisted query (`{ "persistedQuery": { "version": 1, "sha256Hash": "<SHA-256 of the query, hex>" } }`). */
             extensions?: Record<string, never> | null;
         };
         /** @description One GraphQL error, with the same codes and statuses as REST. */
@@ -619,7 +635,7 @@ export interface components {
             path?: (string | number)[];
             /** @description Machine-readable code and the HTTP status the same error has in REST. */
             extensions: {
-                /** @description The error code (the REST codes, plus Apollo's `GRAPHQL_PARSE_FAILED` and `GRAPHQL_VALIDATION_FAILED`). */
+                /** @description The error code (the REST codes, plus Apollo's `GRAPHQL_PARSE_FAILED` and `GRAPHQL_VALIDATION_FAILED` (status 400) and `PERSISTED_QUERY_NOT_FOUND` (status 200: an automatic persisted query's hash the server does not hold; send the query with it)). */
                 code: string;
                 /** @description The HTTP status. */
                 status: number;
@@ -839,7 +855,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description A malformed body, a batched array (`BAD_REQUEST`), a document that does not parse (`GRAPHQL_PARSE_FAILED`) or validate (`GRAPHQL_VALIDATION_FAILED`), variables of the wrong type (`VALIDATION_FAILED`), or a document too deep or too costly (`QUERY_TOO_COMPLEX`). */
+        /** @description A malformed body, a batched array (`BAD_REQUEST`), a document that does not parse (`GRAPHQL_PARSE_FAILED`) or validate (`GRAPHQL_VALIDATION_FAILED`), variables of the wrong type (`VALIDATION_FAILED`), an automatic persisted query whose hash does not match its query (`BAD_REQUEST`), or a document too deep, too costly, too long or with lists nested deeper than 10 levels (`QUERY_TOO_COMPLEX`). */
         GraphQLBadRequest: {
             headers: {
                 "API-Version": components["headers"]["API-Version"];
@@ -852,6 +868,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["GraphQLErrorResponse"];
+                "application/graphql-response+json": components["schemas"]["GraphQLErrorResponse"];
             };
         };
         /** @description `UNAUTHENTICATED`: the `X-API-Key` header is missing, or the key is unknown or revoked. */
@@ -868,6 +885,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["GraphQLErrorResponse"];
+                "application/graphql-response+json": components["schemas"]["GraphQLErrorResponse"];
             };
         };
         /** @description `METHOD_NOT_ALLOWED`: a mutation sent by GET. */
@@ -878,6 +896,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["GraphQLErrorResponse"];
+                "application/graphql-response+json": components["schemas"]["GraphQLErrorResponse"];
             };
         };
         /** @description `PAYLOAD_TOO_LARGE`: the body is over 64 KiB. */
@@ -893,6 +912,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["GraphQLErrorResponse"];
+                "application/graphql-response+json": components["schemas"]["GraphQLErrorResponse"];
             };
         };
         /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -908,6 +928,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["GraphQLErrorResponse"];
+                "application/graphql-response+json": components["schemas"]["GraphQLErrorResponse"];
             };
         };
         /** @description `RATE_LIMITED` or `KEY_BANNED`; `Retry-After` says when to retry. */
@@ -924,6 +945,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["GraphQLErrorResponse"];
+                "application/graphql-response+json": components["schemas"]["GraphQLErrorResponse"];
             };
         };
         /** @description `INTERNAL`: something went wrong on our side. */
@@ -939,6 +961,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["GraphQLErrorResponse"];
+                "application/graphql-response+json": components["schemas"]["GraphQLErrorResponse"];
             };
         };
         /** @description `SERVICE_UNAVAILABLE`: the store cannot serve this request right now (a full disk, a read-only or vanished data directory, an unreachable database); reads go on where they can. Retry after `Retry-After` (always 1) seconds. Never recorded for idempotency. */
@@ -955,6 +978,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["GraphQLErrorResponse"];
+                "application/graphql-response+json": components["schemas"]["GraphQLErrorResponse"];
             };
         };
         /** @description The request is malformed (`BAD_REQUEST`: a path id that is not a decimal integer, malformed JSON, invalid UTF-8, nesting deeper than 32 levels, an unpaired surrogate) or breaks the schema (`VALIDATION_FAILED`, with `details`: a parameter out of range or of the wrong form, a missing or unknown body property). Never recorded for idempotency. */
@@ -3247,13 +3271,15 @@ export interface operations {
     };
     graphqlGet: {
         parameters: {
-            query: {
-                /** @description The GraphQL document. */
-                query: string;
+            query?: {
+                /** @description The GraphQL document; required unless `extensions` names a registered persisted query. */
+                query?: string;
                 /** @description Which operation of the document to run. */
                 operationName?: string;
                 /** @description Variables as a JSON object. */
                 variables?: string;
+                /** @description Extensions as a JSON object, e.g. an automatic persisted query (`{"persistedQuery":{"version":1,"sha256Hash":"<SHA-256 of the query, hex>"}}`). */
+                extensions?: string;
             };
             header?: never;
             path?: never;
@@ -3274,6 +3300,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GraphQLResponse"];
+                    "application/graphql-response+json": components["schemas"]["GraphQLResponse"];
                 };
             };
             400: components["responses"]["GraphQLBadRequest"];
@@ -3310,6 +3337,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GraphQLResponse"];
+                    "application/graphql-response+json": components["schemas"]["GraphQLResponse"];
                 };
             };
             400: components["responses"]["GraphQLBadRequest"];

@@ -20,6 +20,8 @@ import { formatError } from './format-error.js';
 import { KnownOperationTypes } from './known-operation-types.js';
 import { createInputChecker } from './inputs.js';
 import { createResolvers } from './resolvers.js';
+import type { persistedQueryStore } from './persisted.js';
+import { CSRF_PREVENTION_HEADERS } from './request.js';
 import { MAX_TOKENS } from './token-limit.js';
 
 export interface ApolloOptions {
@@ -30,6 +32,11 @@ export interface ApolloOptions {
    * validate again; false for an Apollo that is the only path (the parity tests' reference).
    */
   validatedBefore: boolean;
+  /**
+   * Where automatic persisted queries are kept: the document cache's store when the mount has one
+   * (persisted.ts); without it, Apollo's own bounded in-memory cache.
+   */
+  persistedQueries?: ReturnType<typeof persistedQueryStore>;
   /** Stack traces in error responses: only with an explicit development flag. */
   development?: boolean;
 }
@@ -52,10 +59,11 @@ export async function createApollo(opts: ApolloOptions): Promise<ApolloServer<Gr
     stringifyResult: (value) => JSON.stringify(value),
     includeStacktraceInErrorResponses: opts.development ?? false,
     allowBatchedHttpRequests: false,
-    // Not in the contract; Apollo would answer a miss with HTTP 200 (koa-graphql.ts refuses them first).
-    persistedQueries: false,
+    // Automatic persisted queries (CONTRACT section 8): a miss answers 200 PERSISTED_QUERY_NOT_FOUND.
+    persistedQueries: opts.persistedQueries ? { cache: opts.persistedQueries } : {},
     validationRules: [KnownOperationTypes],
-    csrfPrevention: true,
+    // X-API-Key makes a request non-simple as much as Apollo's own headers do (CONTRACT section 8).
+    csrfPrevention: { requestHeaders: CSRF_PREVENTION_HEADERS },
     introspection: true,
     // The NODE_ENV Apollo would otherwise read from `process`, which a browser lacks.
     nodeEnv: opts.development ? 'development' : 'production',

@@ -2,11 +2,15 @@
  * Depth and cost limits, checked once the operation is resolved and before it executes
  * (CONTRACT section 8). Depth: the root field is level 1, at most 10. Cost: each selected
  * field counts 1, multiplied by the `first` (default 20) of every connection field above it;
- * `edges` and `node` do not multiply.
+ * `edges` and `node` do not multiply; a `first` given by a variable counts with the variable's
+ * coerced value, the default its definition gives included.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
 import {
   getNamedType,
+  Lexer,
+  Source,
+  TokenKind,
   isObjectType,
   isInterfaceType,
   Kind,
@@ -16,6 +20,7 @@ import {
   type FragmentDefinitionNode,
   type GraphQLNamedType,
   type GraphQLSchema,
+  type OperationDefinitionNode,
   type SelectionSetNode,
   type ValueNode,
 } from 'graphql';
@@ -30,12 +35,30 @@ export interface Complexity {
   cost: number;
 }
 
+/** A variable's value by name, as the operation would run with it. */
+export type VariableValue = (name: string) => unknown;
+
+/**
+ * The value each variable of `operation` takes for a request's `variables`, as coercion gives it:
+ * the request's value, else the default of the variable's definition (`$n: Int = 100`).
+ */
+export function variableValues(operation: OperationDefinitionNode, variables: Record<string, unknown>): VariableValue {
+  return (name) => {
+    if (Object.hasOwn(variables, name)) return variables[name];
+    const def = operation.variableDefinitions?.find((d) => d.variable.name.value === name)?.defaultValue;
+    return def?.kind === Kind.INT ? Number(def.value) : undefined;
+  };
+}
+
+/** Every `first` given by a variable counts 0: the cost measured is at most what any request pays. */
+export const LOWER_BOUND: VariableValue = () => 0;
+
 export function measure(
   schema: GraphQLSchema,
   root: GraphQLNamedType,
   selectionSet: SelectionSetNode,
   fragments: Record<string, FragmentDefinitionNode>,
-  variables: Record<string, unknown>,
+  variable: VariableValue,
   /** Told when a `first` takes a variable (the cost then depends on the request). */
   onVariableFirst?: () => void,
 ): Complexity {
@@ -46,7 +69,7 @@ export function measure(
     if (v.kind === Kind.INT) return Number(v.value);
     if (v.kind === Kind.VARIABLE) {
       onVariableFirst?.();
-      const n = variables[v.name.value];
+      const n = variable(v.name.value);
       return typeof n === 'number' ? n : DEFAULT_FIRST;
     }
     return DEFAULT_FIRST;
@@ -123,6 +146,44 @@ export function overLimits({ depth, cost }: Complexity, maxCost: number, atLeast
   return undefined;
 }
 
+/** Lists (values and types) nested deeper than this are refused (CONTRACT section 8). */
+export const MAX_LIST_NESTING = 10;
+/**
+ * Brackets, braces and parentheses nested deeper than this together are refused too: a document
+ * within the depth limit needs far fewer, and the parser recurses once per level (a few thousand
+ * levels exhaust the stack).
+ */
+export const MAX_NESTING = 100;
+
+/**
+ * The refusal for a document whose lists, or whose brackets of any kind, are nested too deep,
+ * found by the lexer before the parser recurses into them. Reads at most `maxTokens` tokens (the
+ * parser refuses longer documents) and stops at the first level over a limit; a text the lexer
+ * cannot read is left to the parser, which reports it.
+ */
+export function nestingRefusal(query: string, maxTokens: number): GraphQLError | undefined {
+  const lexer = new Lexer(new Source(query));
+  const open: TokenKind[] = [];
+  let lists = 0;
+  try {
+    for (let n = 0, token = lexer.advance(); token.kind !== TokenKind.EOF && n < maxTokens; n++, token = lexer.advance()) {
+      const kind = token.kind;
+      if (kind === TokenKind.BRACKET_L || kind === TokenKind.BRACE_L || kind === TokenKind.PAREN_L) {
+        open.push(kind);
+        if (kind === TokenKind.BRACKET_L && ++lists > MAX_LIST_NESTING) {
+          return refuse(`A list is nested more than ${MAX_LIST_NESTING} levels deep; at most ${MAX_LIST_NESTING} are allowed.`);
+        }
+        if (open.length > MAX_NESTING) return refuse(`The document is nested more than ${MAX_NESTING} levels deep; at most ${MAX_NESTING} are allowed.`);
+      } else if (kind === TokenKind.BRACKET_R || kind === TokenKind.BRACE_R || kind === TokenKind.PAREN_R) {
+        if (open.pop() === TokenKind.BRACKET_L) lists--;
+      }
+    }
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}
+
 /** Apollo answers a plugin's GraphQLError with the status in `extensions.http`. */
 function refuse(message: string): GraphQLError {
   const original = new QueryTooComplexError(message);
@@ -138,7 +199,7 @@ export function complexityPlugin(maxCost: number): ApolloServerPlugin<GraphQLCon
           if (!operation || !root) return;
           const fragments: Record<string, FragmentDefinitionNode> = {};
           for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
-          const measured = measure(schema, root, operation.selectionSet, fragments, request.variables ?? {});
+          const measured = measure(schema, root, operation.selectionSet, fragments, variableValues(operation, request.variables ?? {}));
           contextValue.cost = measured.cost;
           const refusal = overLimits(measured, maxCost);
           if (refusal) throw refusal;

@@ -3,7 +3,9 @@
  * parser, which stops lexing there), validated, and its operations resolved, costed and
  * compiled (graphql-jit) the first time it is seen; later requests with the same text reuse
  * all of it. The cache is bounded in entries and in the memory they hold (estimated from the query text); refusals
- * that cost a parse at most are not kept.
+ * that cost a parse at most are not kept. It also holds the automatic persisted queries (Apollo's
+ * protocol, CONTRACT section 8): a registered document is a cached valid one with its SHA-256
+ * hash beside it, and leaves with it when it is evicted (the client then registers it again).
  */
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import {
@@ -21,7 +23,7 @@ import {
   type OperationDefinitionNode,
   type ValidationRule,
 } from 'graphql';
-import { costUsesVariables, measure, overLimits, type Complexity } from './complexity.js';
+import { costUsesVariables, LOWER_BOUND, measure, nestingRefusal, overLimits, variableValues, type Complexity } from './complexity.js';
 import { isTokenLimitError, MAX_TOKENS } from './token-limit.js';
 
 type PromiseOrValue<T> = Promise<T> | T;
@@ -42,6 +44,8 @@ export interface PreparedOperation {
 export type Prepared =
   | { kind: 'syntax'; error: GraphQLError }
   | { kind: 'tooManyTokens'; error: GraphQLError }
+  /** Lists, or brackets of any kind, nested too deep: refused before the parser recurses into them. */
+  | { kind: 'tooNested'; error: GraphQLError }
   | { kind: 'invalid'; errors: readonly GraphQLError[] }
   /** Every operation is over the depth or cost limit even before validation: refused at once. */
   | { kind: 'tooComplex'; refusal(operationName: string | undefined): Refusal }
@@ -75,6 +79,13 @@ export interface DocumentCacheOptions {
 
 export interface DocumentCache {
   prepare(query: string): Prepared;
+  /** The query registered under an automatic persisted query's hash, while it is cached. */
+  persisted(sha256Hash: string): string | undefined;
+  /**
+   * Registers a cached valid query under its hash (the caller has checked the hash and the
+   * limits); a query that is not cached, or not valid, is not registered.
+   */
+  register(sha256Hash: string, query: string): void;
 }
 
 export function createDocumentCache(opts: DocumentCacheOptions): DocumentCache {
@@ -83,9 +94,14 @@ export function createDocumentCache(opts: DocumentCacheOptions): DocumentCache {
   const maxEntries = opts.maxEntries ?? 1000;
   const maxBytes = opts.maxBytes ?? 64 * 1024 * 1024;
   const entries = new Map<string, Prepared>();
+  /** Automatic persisted queries: query by hash, and hash by query (to forget it on eviction). */
+  const queryByHash = new Map<string, string>();
+  const hashByQuery = new Map<string, string>();
   let bytes = 0;
 
   const build = (query: string): Prepared => {
+    const tooNested = nestingRefusal(query, MAX_TOKENS);
+    if (tooNested) return { kind: 'tooNested', error: tooNested };
     let document: DocumentNode;
     try {
       document = parse(query, { maxTokens: MAX_TOKENS });
@@ -114,15 +130,26 @@ export function createDocumentCache(opts: DocumentCacheOptions): DocumentCache {
       const prepared = build(query);
       // Refusals that cost a parse at most are made again rather than kept: a client sending new
       // hostile texts must not fill the cache (or evict the documents worth keeping).
-      if (prepared.kind === 'syntax' || prepared.kind === 'tooManyTokens' || prepared.kind === 'tooComplex') return prepared;
+      if (prepared.kind === 'syntax' || prepared.kind === 'tooManyTokens' || prepared.kind === 'tooNested' || prepared.kind === 'tooComplex') return prepared;
       entries.set(query, prepared);
       bytes += weightOf(query);
       for (const [q] of entries) {
         if (entries.size <= maxEntries && bytes <= maxBytes) break;
         entries.delete(q);
         bytes -= weightOf(q);
+        const hash = hashByQuery.get(q);
+        if (hash !== undefined) {
+          hashByQuery.delete(q);
+          queryByHash.delete(hash);
+        }
       }
       return prepared;
+    },
+    persisted: (sha256Hash) => queryByHash.get(sha256Hash),
+    register(sha256Hash, query) {
+      if (entries.get(query)?.kind !== 'valid' || hashByQuery.has(query)) return;
+      queryByHash.set(sha256Hash, query);
+      hashByQuery.set(query, sha256Hash);
     },
   };
 }
@@ -132,9 +159,6 @@ export function createDocumentCache(opts: DocumentCacheOptions): DocumentCache {
  * tens of bytes for every byte of query text.
  */
 const weightOf = (query: string) => query.length * 32;
-
-/** A variable's `first` counts 0 here: the cost measured is at most what any request pays. */
-const NO_VARIABLES = new Proxy({}, { get: () => 0 }) as Record<string, unknown>;
 
 function refuseBeforeValidation(schema: GraphQLSchema, document: DocumentNode, maxCost: number): Prepared | undefined {
   const fragments: Record<string, FragmentDefinitionNode> = {};
@@ -150,7 +174,7 @@ function refuseBeforeValidation(schema: GraphQLSchema, document: DocumentNode, m
   for (const op of operations) {
     const root = schema.getRootType(op.operation);
     let atLeast = false;
-    const measured = root && measure(schema, root, op.selectionSet, fragments, NO_VARIABLES, () => (atLeast = true));
+    const measured = root && measure(schema, root, op.selectionSet, fragments, LOWER_BOUND, () => (atLeast = true));
     const error = measured && overLimits(measured, maxCost, atLeast);
     if (!error) return undefined;
     const refusal = { error, cost: measured.cost };
@@ -173,12 +197,12 @@ function operations(schema: GraphQLSchema, document: DocumentNode, compileAfter:
     const root = operation && schema.getRootType(operation.operation);
     let prepared: PreparedOperation | undefined;
     if (operation && root) {
-      const fixed = variableCost ? undefined : measure(schema, root, operation.selectionSet, fragments, {});
+      const fixed = variableCost ? undefined : measure(schema, root, operation.selectionSet, fragments, LOWER_BOUND);
       let runs = 0;
       let plan: CompiledQuery | undefined;
       prepared = {
         operation,
-        complexity: (variables) => fixed ?? measure(schema, root, operation.selectionSet, fragments, variables),
+        complexity: (variables) => fixed ?? measure(schema, root, operation.selectionSet, fragments, variableValues(operation, variables)),
         execute(contextValue, variableValues) {
           if (!plan && runs++ === compileAfter) {
             const compiled = compileQuery(schema, document, name);

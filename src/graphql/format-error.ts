@@ -13,6 +13,9 @@ import { isTokenLimitError, TOO_MANY_TOKENS } from './token-limit.js';
 const APOLLO_CODES: Record<string, number> = {
   GRAPHQL_PARSE_FAILED: 400,
   GRAPHQL_VALIDATION_FAILED: 400,
+  // An automatic persisted query's hash the server does not hold: HTTP 200, so that Apollo
+  // Client's persisted-query link sends the query (CONTRACT section 8).
+  PERSISTED_QUERY_NOT_FOUND: 200,
 };
 
 export interface Mapped {

@@ -9,6 +9,11 @@
  * requests, syntax errors, unknown operations, variables that do not coerce, refusals by cost).
  * A document is refused for its length or answered with its validation errors here, before
  * either, so Apollo never validates (it would redo the work with graphql-js's quadratic rules).
+ *
+ * Automatic persisted queries: a hash alone runs the document registered under it (the document
+ * cache keeps them); a hash with its query registers it once it ran within the limits; Apollo
+ * reads and writes the same registrations (persisted.ts) for the requests it answers. Every
+ * answer has the media type the request's `Accept` prefers (media-type.ts).
  */
 import { HeaderMap, type ApolloServer } from '@apollo/server';
 import { GraphQLError, OverlappingFieldsCanBeMergedRule } from 'graphql';
@@ -21,13 +26,17 @@ import { readJsonBody } from '../api/json-body.js';
 import type { GraphQLContext } from './context.js';
 import type { Contract } from '../contract/openapi.js';
 import { buildSchema, createApollo } from './apollo.js';
+import { nestingRefusal } from './complexity.js';
 import { createDocumentCache, type DocumentCache } from './documents.js';
 import { KnownOperationTypes } from './known-operation-types.js';
 import { OverlappingFieldsCanBeMerged } from './overlapping-fields.js';
 import { runFastPath } from './fast-path.js';
 import { errorsBody, formatErrors } from './format-error.js';
 import { createLoaders } from './loaders.js';
-import { readGraphQLRequest } from './request.js';
+import { GRAPHQL_RESPONSE_JSON, responseMediaType } from './media-type.js';
+import { persistedQueryStore, queryHash } from './persisted.js';
+import { readGraphQLRequest, type GraphQLRequest } from './request.js';
+import { MAX_TOKENS } from './token-limit.js';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -62,7 +71,6 @@ export interface GraphQLOptions {
 export async function createGraphQLMount(opts: GraphQLOptions): Promise<GraphQLMount> {
   const schema = buildSchema(opts.contract);
   const fast = opts.fastPath ?? true;
-  const apollo = await createApollo({ schema, maxCost: opts.maxCost, validatedBefore: fast });
   const documents = fast
     ? createDocumentCache({
         schema,
@@ -72,6 +80,12 @@ export async function createGraphQLMount(opts: GraphQLOptions): Promise<GraphQLM
         maxCost: opts.maxCost,
       })
     : undefined;
+  const apollo = await createApollo({
+    schema,
+    maxCost: opts.maxCost,
+    validatedBefore: fast,
+    persistedQueries: documents && persistedQueryStore(documents),
+  });
   return graphqlMount({ ...opts, apollo, documents });
 }
 
@@ -80,6 +94,8 @@ export function graphqlMount(opts: GraphQLMountOptions): GraphQLMount {
 
   return async (x) => {
     x.operation = opts.operations[x.req.method === 'HEAD' ? 'GET' : x.req.method];
+    // GraphQL over HTTP: the media type the client prefers, for every answer (refusals too).
+    const type = responseMediaType(x.header('accept'));
     try {
       // Admission first, as on REST: even a 405 costs a request and carries the budget headers.
       await opts.admit(x);
@@ -90,35 +106,45 @@ export function graphqlMount(opts: GraphQLMountOptions): GraphQLMount {
         if (Array.isArray(body)) throw new BadRequestError('Batched GraphQL requests are not supported; send one operation per request.');
         if (!body || typeof body !== 'object') throw new BadRequestError('The body must be a JSON object with a query.');
       }
-      if (asksForPersistedQuery(body, x.query.get('extensions'))) {
-        throw new BadRequestError('Persisted queries are not supported; send the whole query.');
-      }
       const principal = x.principal!;
       const context: GraphQLContext = { principal, services, loaders: createLoaders(services), rateLimit: x.rateLimit };
-      const request = documents && readGraphQLRequest(x, body);
-      if (request) {
-        const prepared = documents!.prepare(request.query);
+      const request = readGraphQLRequest(x, body);
+      if (!documents) {
+        // Apollo alone: the nesting rule still comes before its parser recurses into the document.
+        const tooNested = request?.query !== undefined ? nestingRefusal(request.query, MAX_TOKENS) : undefined;
+        if (tooNested) return answer(x, 400, JSON.stringify({ errors: formatErrors([tooNested]), extensions: x.rateLimit && { rateLimit: x.rateLimit } }), type);
+      }
+      const query = documents && request && queryOf(request, documents);
+      if (request && query !== undefined) {
+        const prepared = documents!.prepare(query);
         if (prepared.kind === 'tooComplex') {
           // As Apollo answers a refusal by the complexity plugin: the measured cost in extensions.
           const { error, cost } = prepared.refusal(request.operationName);
-          return answer(x, 400, JSON.stringify({ errors: formatErrors([error]), extensions: { ...(x.rateLimit && { rateLimit: x.rateLimit }), cost } }));
+          return answer(x, 400, JSON.stringify({ errors: formatErrors([error]), extensions: { ...(x.rateLimit && { rateLimit: x.rateLimit }), cost } }), type);
         }
-        if (prepared.kind === 'tooManyTokens' || prepared.kind === 'invalid') {
-          // Apollo's words for both (a parse error mapped to QUERY_TOO_COMPLEX, validation errors).
+        if (prepared.kind === 'tooManyTokens' || prepared.kind === 'tooNested' || prepared.kind === 'invalid') {
+          // Apollo's words for the first and the last (a parse error mapped to QUERY_TOO_COMPLEX,
+          // validation errors); lists nested too deep never reach a parser.
           const errors =
             prepared.kind === 'invalid'
               ? prepared.errors.map((e) => apolloError(e, 'GRAPHQL_VALIDATION_FAILED'))
-              : [apolloError(prepared.error, 'GRAPHQL_PARSE_FAILED')];
-          return answer(x, 400, JSON.stringify({ errors: formatErrors(errors), extensions: x.rateLimit && { rateLimit: x.rateLimit } }));
+              : prepared.kind === 'tooNested'
+                ? [prepared.error]
+                : [apolloError(prepared.error, 'GRAPHQL_PARSE_FAILED')];
+          return answer(x, 400, JSON.stringify({ errors: formatErrors(errors), extensions: x.rateLimit && { rateLimit: x.rateLimit } }), type);
         }
         const op = prepared.kind === 'valid' ? prepared.operation(request.operationName) : undefined;
-        const text = op && (await runFastPath(op, request, x.req.method, context, opts.maxCost));
-        if (text !== undefined) return answer(x, 200, text);
+        const fast = op && (await runFastPath(op, request, x.req.method, context, opts.maxCost));
+        if (fast) {
+          // A registration that ran: the document passed the limits, and its hash was checked.
+          if (fast.status === 200 && request.persisted && request.query !== undefined) documents!.register(request.persisted.sha256Hash, query);
+          return answer(x, fast.status, fast.text, type);
+        }
       }
       const headers = new HeaderMap();
       for (const [k, v] of Object.entries(x.req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
-      // Every response with a body is application/json (CONTRACT section 8), whatever Apollo would negotiate.
-      headers.set('accept', 'application/json');
+      // The media type chosen above, whatever Apollo would negotiate (it would refuse some with 406).
+      headers.set('accept', type === GRAPHQL_RESPONSE_JSON ? 'application/graphql-response+json' : 'application/json');
       const res = await apollo.executeHTTPGraphQLRequest({
         httpGraphQLRequest: { method: x.req.method, headers, search: x.req.search, body },
         context: async () => context,
@@ -130,25 +156,34 @@ export function graphqlMount(opts: GraphQLMountOptions): GraphQLMount {
       const status = res.status ?? 200;
       // Refusals Apollo makes before its plugins run (CSRF, a body without a query) lack the
       // budget that executed responses carry in extensions; add it here.
-      answer(x, status, status === 200 ? text : withRateLimit(text, x.rateLimit));
+      answer(x, status, status === 200 ? text : withRateLimit(text, x.rateLimit), type);
     } catch (err) {
       const { status, body } = errorsBody(err, x.rateLimit);
       // The HTTP-level headers of a refusal (Allow, WWW-Authenticate, Retry-After) are REST's too.
       x.set(errorResponse(err).headers);
-      x.status = status;
-      x.body = body;
+      answer(x, status, JSON.stringify(body), type);
     }
   };
 }
 
-function answer(x: Exchange, status: number, text: string): void {
-  x.set('content-type', JSON_TYPE);
-  x.status = status;
-  x.type = JSON_TYPE;
-  x.body = text;
+/**
+ * The query text a request runs: its own, or the one registered under its persisted-query hash.
+ * Undefined leaves the request to Apollo, which answers it in its own words: a hash it does not
+ * hold (200 PERSISTED_QUERY_NOT_FOUND) or a query that does not match its hash (400).
+ */
+function queryOf(request: GraphQLRequest, documents: DocumentCache): string | undefined {
+  const { query, persisted } = request;
+  if (!persisted) return query;
+  if (query === undefined) return documents.persisted(persisted.sha256Hash);
+  return queryHash(query) === persisted.sha256Hash ? query : undefined;
 }
 
-const JSON_TYPE = 'application/json; charset=utf-8';
+function answer(x: Exchange, status: number, text: string, type: string): void {
+  x.set('content-type', type);
+  x.status = status;
+  x.type = type;
+  x.body = text;
+}
 
 /** An error as Apollo wraps a parse or validation error: its code, HTTP 400. */
 function apolloError(e: GraphQLError, code: string): GraphQLError {
@@ -169,11 +204,4 @@ function withRateLimit(text: string, rateLimit: RateLimitInfo | undefined): stri
   } catch {
     return text;
   }
-}
-
-/** Whether a request uses Apollo's automatic persisted queries (body or GET `extensions`). */
-function asksForPersistedQuery(body: unknown, getExtensions: string[] | undefined): boolean {
-  const ext = (body as { extensions?: unknown } | undefined)?.extensions;
-  if (ext && typeof ext === 'object' && 'persistedQuery' in ext) return true;
-  return getExtensions?.some((e) => e.includes('persistedQuery')) ?? false;
 }

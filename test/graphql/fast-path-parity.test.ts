@@ -6,6 +6,7 @@
  * mutations, GET, refusals of every kind).
  */
 import { ApolloServer } from '@apollo/server';
+import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPipeline } from '../../src/api/pipeline.js';
 import type { ApiRequest, ApiResponse, Pipeline } from '../../src/api/exchange.js';
@@ -67,6 +68,12 @@ function get(params: Record<string, string>, headers: Record<string, string> = {
 
 const q = (query: string, variables?: Record<string, unknown>, operationName?: string) => post({ query, variables, operationName });
 
+/** Automatic persisted queries: the hash Apollo Client sends, and the extensions that carry it. */
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const persisted = (hash: string, version: unknown = 1) => ({ persistedQuery: { version, sha256Hash: hash } });
+const APQ = 'query Apq($id: ID!) { pet(id: $id) { id name status } }';
+const APQ_COSTLY = '{ pets(first: 100) { edges { node { id name category { name } } } } }';
+
 /** The requests, in order: set-up mutations first, then reads, errors and refusals. */
 const REQUESTS: [string, ApiRequest][] = [
   ['create categories', q('mutation { a: createCategory(input: { name: "Dogs" }) { id name description } b: createCategory(input: { name: " Cats ", description: "Indep" }) { id name description } }')],
@@ -93,7 +100,7 @@ const REQUESTS: [string, ApiRequest][] = [
   ['customer read', post({ query: '{ pets(first: 2) { edges { node { name } } } }' }, CUSTOMER)],
   ['GET query', get({ query: 'query($id: ID!) { pet(id: $id) { id name } }', variables: JSON.stringify({ id: '1' }) })],
   ['GET mutation', get({ query: 'mutation { deletePet(id: "1") }' })],
-  ['GET without preflight', get({ query: '{ pet(id: "1") { id } }' }, {})],
+  ['GET with the API key as its only non-simple header', get({ query: '{ pet(id: "1") { id } }' }, {})],
   ['GET with JSON content type', get({ query: '{ pet(id: "1") { id } }' }, { 'content-type': 'application/json' })],
   ['syntax error', q('{ pet(id: "1") { id ')],
   ['validation error', q('{ pet(id: "1") { id nope } pets(first: "x") { edges { node { id } } } }')],
@@ -114,6 +121,19 @@ const REQUESTS: [string, ApiRequest][] = [
   ['empty query', post({ query: '' })],
   ['variables as a string', post({ query: '{ pet(id: "1") { id } }', variables: '{}' })],
   ['operationName not a string', post({ query: '{ pet(id: "1") { id } }', operationName: 5 })],
+  ['a list nested 2,500 deep', q(`{ pets(ids: ${'['.repeat(2_500)}"1"${']'.repeat(2_500)}) { totalCount } }`)],
+  ['too costly by a variable\'s default', q('query($n: Int = 100) { pets(first: $n) { edges { node { category { pets(first: $n) { edges { cursor } } } } } } }')],
+  ['accepting application/graphql-response+json', post({ query: '{ pet(id: "1") { id } }' }, ADMIN, { accept: 'application/graphql-response+json, application/json' })],
+  ['a refusal accepting application/graphql-response+json', post({ query: '{ pet(id: "1") { nope } }' }, ADMIN, { accept: 'application/graphql-response+json' })],
+  ['APQ: an unknown hash', post({ variables: { id: '1' }, extensions: persisted(sha256(APQ)) })],
+  ['APQ: a hash that does not match its query', post({ query: APQ, variables: { id: '1' }, extensions: persisted(sha256(APQ + ' ')) })],
+  ['APQ: another version', post({ query: APQ, variables: { id: '1' }, extensions: persisted(sha256(APQ), 2) })],
+  ['APQ: registration', post({ query: APQ, variables: { id: '1' }, extensions: persisted(sha256(APQ)) })],
+  ['APQ: the hash alone', post({ variables: { id: '2' }, extensions: persisted(sha256(APQ)) })],
+  ['APQ: the hash alone by GET', get({ variables: JSON.stringify({ id: '3' }), extensions: JSON.stringify(persisted(sha256(APQ))) }, {})],
+  ['APQ: the hash alone, variables that do not coerce', post({ variables: { id: { no: 1 } }, extensions: persisted(sha256(APQ)) })],
+  ['APQ: registration over the cost limit', post({ query: APQ_COSTLY, extensions: persisted(sha256(APQ_COSTLY)) })],
+  ['APQ: the hash alone of a refused registration', post({ extensions: persisted(sha256(APQ_COSTLY)) })],
   ['delete', q('mutation { deletePet(id: "7") }')],
 ];
 
@@ -152,17 +172,20 @@ describe.each([
   it('leaves to Apollo only malformed requests, syntax errors, unresolved operations, bad variables and refusals by a cost that variables set', () => {
     expect(leftToApollo).toEqual([
       'GET mutation',
-      'GET without preflight',
       'syntax error',
       'variables of the wrong type',
       'missing variable',
       'unknown operation name',
       'two operations, no name',
-      'too costly by variable',
       'no query',
       'empty query',
       'variables as a string',
       'operationName not a string',
+      'APQ: an unknown hash',
+      'APQ: a hash that does not match its query',
+      'APQ: another version',
+      'APQ: the hash alone, variables that do not coerce',
+      'APQ: the hash alone of a refused registration',
     ]);
   });
 
@@ -170,9 +193,19 @@ describe.each([
     const statuses = new Set(viaApollo.map((r) => r.status));
     expect([...statuses].sort()).toEqual([200, 400, 405]);
     const bodies = viaApollo.map((r) => String(r.body));
-    for (const code of ['NOT_FOUND', 'FORBIDDEN', 'VALIDATION_FAILED', 'INSUFFICIENT_STOCK', 'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'QUERY_TOO_COMPLEX', 'BAD_REQUEST', 'METHOD_NOT_ALLOWED']) {
+    for (const code of ['NOT_FOUND', 'FORBIDDEN', 'VALIDATION_FAILED', 'INSUFFICIENT_STOCK', 'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'QUERY_TOO_COMPLEX', 'BAD_REQUEST', 'METHOD_NOT_ALLOWED', 'PERSISTED_QUERY_NOT_FOUND']) {
       expect(bodies.some((b) => b.includes(`"code":"${code}"`)), code).toBe(true);
     }
     expect(bodies.filter((b) => b.includes('more than 3000 tokens'))).toHaveLength(2);
+    expect(new Set(viaApollo.map((r) => r.headers['content-type']))).toEqual(new Set(['application/json; charset=utf-8', 'application/graphql-response+json; charset=utf-8']));
+  });
+
+  it('runs a persisted query by its hash once registered, and not one whose registration was refused', () => {
+    const at = (name: string) => JSON.parse(String(viaFastPath[REQUESTS.findIndex(([n]) => n === name)]!.body));
+    expect(at('APQ: an unknown hash').errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+    expect(at('APQ: the hash alone').data).toEqual({ pet: { id: '2', name: 'Pet 1', status: 'AVAILABLE' } });
+    expect(at('APQ: the hash alone by GET').data.pet.id).toBe('3');
+    expect(at('APQ: registration over the cost limit').errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
+    expect(at('APQ: the hash alone of a refused registration').errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
   });
 });

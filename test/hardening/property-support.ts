@@ -86,11 +86,15 @@ export const STATUS_OF_CODE: Readonly<Record<string, number>> = {
   INTERNAL: 500,
 };
 
-/** GraphQL adds Apollo's two document codes (CONTRACT section 8), both 400. */
+/**
+ * GraphQL adds Apollo's two document codes (CONTRACT section 8), both 400, and the automatic
+ * persisted queries' miss, answered with HTTP 200 so that the client sends the query.
+ */
 export const GRAPHQL_STATUS_OF_CODE: Readonly<Record<string, number>> = {
   ...STATUS_OF_CODE,
   GRAPHQL_PARSE_FAILED: 400,
   GRAPHQL_VALIDATION_FAILED: 400,
+  PERSISTED_QUERY_NOT_FOUND: 200,
 };
 
 /** The statuses bad input may get from a body-taking REST operation (never 5xx). */

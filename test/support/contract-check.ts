@@ -118,7 +118,7 @@ function documentProblems(method: string, url: string, res: CheckedResponse): st
     problems.push(`content-type ${type} is not declared for ${res.status} (declared: ${Object.keys(content).join(', ')})`);
     return problems;
   }
-  if (type === 'application/json' && media.schema) {
+  if ((type === 'application/json' || type === 'application/graphql-response+json') && media.schema) {
     const v = validatorFor(media.schema);
     if (!v(res.body)) problems.push(`body of ${res.status}: ${ajv.errorsText(v.errors)} in ${res.text.slice(0, 300)}`);
   }

@@ -15,6 +15,11 @@ export interface RequestOptions {
   unchecked?: boolean;
 }
 
+/** JSON bodies: application/json, and GraphQL over HTTP's application/graphql-response+json. */
+export function isJsonType(contentType: string | null): boolean {
+  return /^application\/(graphql-response\+)?json\b/.test(contentType ?? '');
+}
+
 export interface Res<T = any> extends CheckedResponse {
   body: T;
 }
@@ -44,7 +49,7 @@ export class Api {
     const response = await fetch(url, body instanceof ReadableStream ? { method, headers, body, duplex: 'half' } : { method, headers, body });
     const text = await response.text();
     let parsed: unknown = text;
-    if ((response.headers.get('content-type') ?? '').startsWith('application/json') && text !== '') parsed = JSON.parse(text);
+    if (isJsonType(response.headers.get('content-type')) && text !== '') parsed = JSON.parse(text);
     const res: Res<T> = { status: response.status, headers: response.headers, text, body: parsed as T };
     if (!opts.unchecked) {
       expect(contractProblems(method, url, res, headers), `${method} ${path} -> ${res.status} ${text.slice(0, 200)}`).toEqual([]);
@@ -80,7 +85,7 @@ export async function checkedFetch(input: string | URL | Request, init: RequestI
   const sent = init.headers ?? (input instanceof Request ? input.headers : undefined);
   const response = await fetch(input, init);
   const text = await response.clone().text();
-  const body = (response.headers.get('content-type') ?? '').startsWith('application/json') && text !== '' ? JSON.parse(text) : text;
+  const body = isJsonType(response.headers.get('content-type')) && text !== '' ? JSON.parse(text) : text;
   expect(contractProblems(method, url, { status: response.status, headers: response.headers, text, body }, sent), `${method} ${url} -> ${response.status}`).toEqual([]);
   return response;
 }

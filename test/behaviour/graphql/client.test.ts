@@ -60,12 +60,12 @@ describe('graphql-request GraphQLClient', () => {
     expect((res.extensions as any).rateLimit.reset).toBe(Number(res.headers.get('x-ratelimit-reset')));
   });
 
-  it('gets application/json back although its Accept prefers application/graphql-response+json', async () => {
-    // graphql-request sends `Accept: application/graphql-response+json, application/json`;
-    // the contract: "Every response with a body is application/json".
-    const res = await customer.rawRequest(`{ categories(first: 5) { totalCount } }`);
+  it('gets application/graphql-response+json back, as its Accept prefers (GraphQL over HTTP)', async () => {
+    // graphql-request sends `Accept: application/graphql-response+json, application/json`.
+    const res = await customer.rawRequest<{ categories: { totalCount: number } }>(`{ categories(first: 5) { totalCount } }`);
     expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.headers.get('content-type')).toBe('application/graphql-response+json; charset=utf-8');
+    expect(res.data).toEqual({ categories: { totalCount: 1 } });
   });
 
   it('surfaces an error inside execution as a ClientError with the code, status and partial data', async () => {

@@ -155,6 +155,70 @@ describe('GraphQL cost', () => {
   });
 });
 
+describe('GraphQL cost with variable defaults, and lists nested too deep (issue 18)', () => {
+  let t: Target;
+  beforeAll(async () => {
+    t = await startTarget();
+    const c = await createCategory(t.admin, 'Dogs');
+    await createPet(t.admin, { name: 'Rex', categoryId: c.id });
+  });
+  afterAll(() => t.close());
+
+  // pets 1 + 100 x (edges, node, category, pets) + 100 x 100 x (edges, cursor) = 20,401
+  const nested = (first: string) => `{ pets(first: ${first}) { edges { node { category { pets(first: ${first}) { edges { cursor } } } } } } }`;
+
+  it("counts a first given by a variable with the variable's default, refused just like the literal", async () => {
+    const literal = expectRefusal(await gql(t.admin, nested('100')), 400, 'QUERY_TOO_COMPLEX');
+    const byDefault = await gql(t.admin, `query($n: Int = 100) ${nested('$n')}`);
+    const refusal = expectRefusal(byDefault, 400, 'QUERY_TOO_COMPLEX');
+    expect(refusal.message).toBe(literal.message);
+    expect(refusal.message).toBe('The query costs 20401; at most 1000 is allowed.');
+    expect(byDefault.body.extensions?.cost).toBe(20_401);
+    // By GET too, and through a fragment that uses the operation's variable.
+    expectRefusal(await gqlGet(t.admin, `query($n: Int = 100) ${nested('$n')}`), 400, 'QUERY_TOO_COMPLEX');
+    const viaFragment = `query($n: Int = 40) { ...F } fragment F on Query { pets(first: $n) { edges { node { category { pets(first: $n) { totalCount } } } } } }`;
+    expect(expectRefusal(await gql(t.admin, viaFragment), 400, 'QUERY_TOO_COMPLEX').message).toBe('The query costs 1761; at most 1000 is allowed.');
+  });
+
+  it("counts the request's value instead of the default when it gives one", async () => {
+    // 1 + 2 x 4 + 2 x 2 x 2 = 17
+    const res = await gql(t.admin, `query($n: Int = 100) ${nested('$n')}`, { n: 2 });
+    expect(dataOf(res).pets.edges).toHaveLength(1);
+    expect(res.body.extensions?.cost).toBe(17);
+    expectRefusal(await gql(t.admin, `query($n: Int = 2) ${nested('$n')}`, { n: 100 }), 400, 'QUERY_TOO_COMPLEX');
+  });
+
+  it('refuses a list argument nested 2,500 deep (5 KB) with QUERY_TOO_COMPLEX, never an engine message', async () => {
+    const deep = `{ pets(ids: ${'['.repeat(2_500)}"1"${']'.repeat(2_500)}) { totalCount } }`;
+    expect(deep.length).toBeLessThan(6_000);
+    const unclosed = `{ pets(ids: ${'['.repeat(2_990)}`;
+    for (const query of [deep, unclosed]) {
+      for (const res of [await gql(t.admin, query), await gqlGet(t.admin, query)]) {
+        const error = expectRefusal(res, 400, 'QUERY_TOO_COMPLEX');
+        expect(error.message).toBe('A list is nested more than 10 levels deep; at most 10 are allowed.');
+        expect(res.text).not.toMatch(/stack|RangeError/i);
+      }
+    }
+  });
+
+  it('refuses lists nested 11 deep, in an argument, an input object or a variable type, and lets 10 through to validation', async () => {
+    const lists = (n: number) => `${'['.repeat(n)}"1"${']'.repeat(n)}`;
+    expectRefusal(await gql(t.admin, `{ pets(ids: ${lists(11)}) { totalCount } }`), 400, 'QUERY_TOO_COMPLEX');
+    expectRefusal(await gql(t.admin, `mutation { createPet(input: { name: ${lists(11)}, categoryId: "1" }) { id } }`), 400, 'QUERY_TOO_COMPLEX');
+    expectRefusal(await gql(t.admin, `query($v: ${'['.repeat(11)}ID${']'.repeat(11)}) { pets { totalCount } }`), 400, 'QUERY_TOO_COMPLEX');
+    // Ten levels are within the rule: the schema then decides (ids is a flat list).
+    expectRefusal(await gql(t.admin, `{ pets(ids: ${lists(10)}) { totalCount } }`), 400, 'GRAPHQL_VALIDATION_FAILED');
+    expect(dataOf(await gql(t.admin, `{ pets(ids: ["1"]) { totalCount } }`)).pets.totalCount).toBe(1);
+  });
+
+  it('refuses selections and objects nested past what any document within the limits needs, before parsing them', async () => {
+    for (const query of [`{ ${'pets { '.repeat(1_400)}`, `{ pets(name: ${'{ a: '.repeat(900)}`, `{ ${'... on Query { '.repeat(500)} __typename ${'} '.repeat(500)} }`]) {
+      const error = expectRefusal(await gql(t.admin, query), 400, 'QUERY_TOO_COMPLEX');
+      expect(error.message).toBe('The document is nested more than 100 levels deep; at most 100 are allowed.');
+    }
+  });
+});
+
 describe('GraphQL extensions.rateLimit', () => {
   let t: Target;
   let key: Api;
@@ -195,7 +259,8 @@ describe('GraphQL extensions.rateLimit', () => {
     ['GRAPHQL_VALIDATION_FAILED', (api) => gql(api, `{ nope }`)],
     ['QUERY_TOO_COMPLEX', (api) => gql(api, tenLevels('inventory { quantity }'), { id: '1' })],
     ['METHOD_NOT_ALLOWED (mutation by GET)', (api) => gqlGet(api, `mutation { deletePet(id: "1") }`)],
-    ['the CSRF refusal of a GET without preflight', (api) => gqlGet(api, `{ categories { totalCount } }`, { preflight: false })],
+    ['a GET query whose only non-simple header is X-API-Key', (api) => gqlGet(api, `{ categories { totalCount } }`, { preflight: false })],
+    ['PERSISTED_QUERY_NOT_FOUND', (api) => api.post('/graphql', { extensions: { persistedQuery: { version: 1, sha256Hash: '0'.repeat(64) } } })],
     ['BAD_REQUEST (malformed JSON)', (api) => api.post('/graphql', undefined, { raw: '{"query":', headers: { 'content-type': 'application/json' } })],
     ['BAD_REQUEST (batched array)', (api) => api.post('/graphql', [{ query: '{ categories { totalCount } }' }])],
     ['PAYLOAD_TOO_LARGE', (api) => gql(api, `{ categories { totalCount } }`, { padding: 'x'.repeat(70_000) })],

@@ -40,9 +40,7 @@ async function main(): Promise<void> {
   const urql = new Client({
     url: '/graphql',
     exchanges: [cacheExchange, fetchExchange],
-    // Queries by POST, as Apollo Client sends them. (urql's default GET needs the gateway to take
-    // X-API-Key as CSRF proof, CONTRACT section 8; issue 17.)
-    preferGetMethod: false,
+    // urql's defaults: queries by GET, which X-API-Key makes non-simple (CONTRACT section 8).
     fetchOptions: { headers: { 'X-API-Key': mocks.keys.staff } },
   });
 
