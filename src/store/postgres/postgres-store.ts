@@ -15,9 +15,11 @@ import type { PetQuery, OrderQuery, PageQuery, Store, StoreTx } from '../store.j
 import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../../service/records.js';
 import { ServiceUnavailableError } from '../../service/errors.js';
 import { Availability } from './availability.js';
+import type { PostgresChanges } from './changes.js';
 import { isRetryable, isUnavailable } from './pg-errors.js';
 import { PostgresTx } from './postgres-tx.js';
 import * as row from './rows.js';
+import { statements, type Prepare } from './statements.js';
 
 /** Runs of a transaction that keeps losing races before its error is answered. */
 const ATTEMPTS = 8;
@@ -67,12 +69,14 @@ export class PostgresStore implements Store {
   constructor(
     readonly pool: Pool,
     readonly availability: Availability,
+    private readonly prepare: Prepare = statements(true),
+    readonly changes?: PostgresChanges,
   ) {}
 
   private async rows(sql: string, params: unknown[] = []): Promise<Record<string, any>[]> {
     this.availability.check();
     try {
-      return (await this.pool.query(sql, params)).rows;
+      return (await this.pool.query(this.prepare(sql, params))).rows;
     } catch (err) {
       throw this.availability.translate(err);
     }
@@ -136,8 +140,8 @@ export class PostgresStore implements Store {
   getKey(id: number): Promise<KeyRecord | undefined> {
     return this.one(row.KEYS, id);
   }
-  // Not remembered here: KeyService remembers authenticated keys for AUTH_CACHE_MS (1 s), which is
-  // what bounds how soon a revocation through another process is seen (CONTRACT section 13).
+  // Not remembered here: KeyService remembers authenticated keys and forgets them when `changes`
+  // tells of a revocation by any process (CONTRACT section 13).
   async getKeyByHash(hash: string): Promise<KeyRecord | undefined> {
     return row.first(await this.rows(`SELECT ${row.KEY_COLUMNS} FROM api_keys WHERE hash = $1`, [hash]), row.key);
   }
@@ -184,10 +188,9 @@ export class PostgresStore implements Store {
     const client = await this.connect();
     let broken: Error | undefined;
     try {
-      await client.query('BEGIN');
-      const tx = new PostgresTx(client);
+      const tx = new PostgresTx(client, this.prepare);
       const result = await fn(tx);
-      await client.query('COMMIT');
+      await tx.commit();
       return result;
     } catch (err) {
       if (isUnavailable(err)) broken = err as Error;
@@ -236,6 +239,7 @@ export class PostgresStore implements Store {
 
   async close(): Promise<void> {
     this.availability.close();
+    await this.changes?.close();
     await this.pool.end();
   }
 }
