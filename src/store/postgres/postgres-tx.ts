@@ -42,8 +42,15 @@ export class PostgresTx implements StoreTx {
     this.write('BEGIN');
   }
 
+  /** Writes sent so far (BEGIN included). */
+  get writes(): number {
+    return this.sent;
+  }
+  private sent = 0;
+
   /** Sends a statement whose answer nobody waits for (awaited at the next read or at commit). */
   private write(sql: string, params: unknown[] = []): Promise<void> {
+    this.sent++;
     const p = this.client.query(this.prepare(sql, params));
     p.catch(() => undefined); // observed by settle()
     this.pending.push(p);
