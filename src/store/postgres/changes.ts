@@ -33,6 +33,8 @@ export class PostgresChanges implements ChangeFeed {
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
   private isLive = false;
+  /** Listening was lost at least once (so a return is news). */
+  private lost = false;
 
   constructor(private readonly opts: ListenOptions) {}
 
@@ -87,7 +89,9 @@ export class PostgresChanges implements ChangeFeed {
     this.isLive = live;
     // Whether it was lost or is back, what is remembered may be stale: forget all.
     this.emit({ kind: 'all' });
-    if (was !== live) this.opts.onState?.(live, reason);
+    // Told of losses, and of returns after one (not of the first start).
+    if (was !== live && (!live || this.lost)) this.opts.onState?.(live, reason);
+    if (!live) this.lost = true;
   }
 
   private schedule(): void {
