@@ -395,7 +395,10 @@ export class PostgresStore implements Store {
     this.availability.close();
     for (const r of this.readers.splice(0)) {
       const client = await r?.catch(() => undefined);
-      if (client && !this.dropped.has(client)) client.release();
+      if (client && !this.dropped.has(client)) {
+        this.dropped.add(client); // an error it reports while closing is not dropped a second time
+        client.release();
+      }
     }
     await this.changes?.close();
     await this.pool.end();
