@@ -19,8 +19,8 @@
  * whose speed drifts. The capacity model (README) takes each component's CPU per request from the
  * one-gateway run and is checked against the three-gateway run here.
  *
- * With several gateways the connections are split between them and their req/s summed; latency
- * percentiles are over every response. Everything it started is stopped in every case.
+ * With several gateways each gets the connections one gets alone (10 by default) and their req/s
+ * are summed; latency percentiles are over every response. Everything it started is stopped in every case.
  *
  * Environment (optional): BENCH_DURATION seconds per measured run (1-10, default 3),
  * BENCH_WARMUP (0-5, default 1; each gateway count warms up that long per gateway), BENCH_CONNECTIONS
@@ -185,9 +185,13 @@ async function statementsSince(stats: pg.Client): Promise<{ n: number; mix: { qu
   return { n: mix.reduce((a, m) => a + m.calls, 0), mix };
 }
 
-/** One scenario against every gateway at once, connections split between them. */
+/**
+ * One scenario against every gateway at once, each with `connections` of its own: a gateway's cost
+ * per request depends on how many requests it has in hand at once (they share writes to its
+ * sockets), so each sees the same load as one alone, and the capacity check compares like with like.
+ */
 async function load(gateways: Child[], fx: Fixture, s: Scenario, connections: number, duration: number, times?: number[]) {
-  const share = Math.max(1, Math.floor(connections / gateways.length));
+  const share = connections;
   const runs = gateways.map((g) => {
     const run = autocannon({ url: g.url, connections: share, duration, timeout: 10, requests: [s.request(fx)], verifyBody: s.verifyBody });
     if (times) run.on('response', (_c, _status, _bytes, ms) => times.push(ms));
@@ -441,7 +445,7 @@ export function appendClusterResults(rep: ClusterReport, started: Date): Row[] {
       `### ${started.toISOString()}: \`${COMMAND}\`, ${passed} of ${rows.length} PASS`,
       '',
       `- node ${process.version}; machine: ${machine()}; load average at the end ${loadAverage()}; not pinned (gateways, PostgreSQL 15, Redis and autocannon share the cores)`,
-      `- load: autocannon, ${rep.connections} connections (split over the gateways), ${rep.warmupS} s warm-up + ${rep.durationS} s measured per row; a fresh database per gateway count`,
+      `- load: autocannon, ${rep.connections} connections per gateway, ${rep.warmupS} s warm-up per gateway + ${rep.durationS} s measured per row; a fresh database per gateway count`,
       `- yardsticks (mean of a run before and one after the gateways): ${rep.yardsticks.runs.join('; ')}`,
       '- statements: pg_stat_statements calls over the run (BEGIN and COMMIT included) / requests; CPU: user+system time from /proc over the run / requests (PostgreSQL: the postmaster with what it reaped and all its children)',
       '',

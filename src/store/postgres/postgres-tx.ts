@@ -21,13 +21,17 @@ const SEQUENCES: Record<CounterName, string> = {
 };
 
 /**
- * Statements go out pipelined (node-postgres' pipeline mode): a write is sent at once and not
- * waited for, so BEGIN travels with the transaction's first read, and the writes that follow its
- * last read travel with COMMIT. Placing an order is two round trips, [BEGIN, nextval, SELECT … FOR
- * UPDATE] and [UPDATE, INSERT, COMMIT], and the pet's row is locked for one of them. A write that
+ * Statements go out pipelined (node-postgres' pipeline mode), each group in one write to the
+ * socket: a write is not waited for, but sent with the next read or with COMMIT, so BEGIN travels
+ * with the transaction's first read, and the writes that follow its last read travel with COMMIT.
+ * Placing an order is two round trips, [BEGIN, nextval, SELECT … FOR UPDATE] and [UPDATE pets +
+ * INSERT orders as one statement, COMMIT], and the pet's row is locked for one of them. A write that
  * fails is answered at the next read or at commit (the transaction then fails as a whole), before
  * anything read after it is believed.
  */
+/** The table a write statement changes. */
+const WRITTEN_TABLE = /^\s*(?:INSERT INTO|UPDATE|DELETE FROM)\s+(\w+)/;
+
 export class PostgresTx implements StoreTx {
   /** Writes sent and not yet answered. */
   private pending: Promise<unknown>[] = [];
@@ -35,26 +39,79 @@ export class PostgresTx implements StoreTx {
   private readonly known = new Set<string>();
   private readonly fresh = new Set<string>();
 
+  /** Writes not sent yet: they go out, combined where they can be, with the next read or COMMIT. */
+  private buffered: { sql: string; params: unknown[]; table: string }[] = [];
+
   constructor(
     private readonly client: PoolClient,
     private readonly prepare: Prepare,
   ) {
-    this.write('BEGIN');
+    this.sent++;
+    this.buffered.push({ sql: 'BEGIN', params: [], table: '' });
   }
 
-  /** Writes sent so far (BEGIN included). */
+  /** Writes asked for so far (BEGIN included). */
   get writes(): number {
     return this.sent;
   }
   private sent = 0;
 
-  /** Sends a statement whose answer nobody waits for (awaited at the next read or at commit). */
+  private query(sql: string, params: unknown[]): Promise<unknown> {
+    const p = this.client.query(this.prepare(sql, params));
+    p.catch(() => undefined); // observed by settle() or its caller
+    return p;
+  }
+
+  /** A write: not waited for, and not even sent until the next read or COMMIT (see flush). */
   private write(sql: string, params: unknown[] = []): Promise<void> {
     this.sent++;
-    const p = this.client.query(this.prepare(sql, params));
-    p.catch(() => undefined); // observed by settle()
-    this.pending.push(p);
+    this.buffered.push({ sql, params, table: WRITTEN_TABLE.exec(sql)![1]! });
     return Promise.resolve();
+  }
+
+  /**
+   * Sends the buffered writes, consecutive ones on different tables as one statement (each but the
+   * last as a data-modifying WITH query): an order's UPDATE of its pet and INSERT of itself are one
+   * statement. They cannot see each other's rows, which writes of different tables never need.
+   */
+  private flush(): void {
+    let group: { sql: string; params: unknown[]; table: string }[] = [];
+    const send = () => {
+      if (!group.length) return;
+      if (group.length === 1) this.pending.push(this.query(group[0]!.sql, group[0]!.params));
+      else {
+        const params: unknown[] = [];
+        const parts = group.map((w) => {
+          const offset = params.length;
+          params.push(...w.params);
+          return w.sql.replace(/\$(\d+)/g, (_m, n: string) => `$${Number(n) + offset}`);
+        });
+        const last = parts.pop()!;
+        this.pending.push(this.query(`WITH ${parts.map((q, i) => `w${i} AS (${q})`).join(', ')} ${last}`, params));
+      }
+      group = [];
+    };
+    for (const w of this.buffered) {
+      // BEGIN (no table) goes alone; a table written twice starts a new statement.
+      if (!w.table || group.some((g) => !g.table || g.table === w.table)) send();
+      group.push(w);
+    }
+    send();
+    this.buffered = [];
+  }
+
+  /**
+   * What `fn` issues, and whatever else this transaction issues before the current task ends (the
+   * pet and the next order id asked for together), leaves in one write to the socket.
+   */
+  private corked<T>(fn: () => T): T {
+    const stream = (this.client as unknown as { connection: { stream: { cork(): void; uncork(): void } } }).connection.stream;
+    stream.cork();
+    try {
+      return fn();
+    } finally {
+      queueMicrotask(() => stream.uncork());
+    }
   }
 
   /** Waits for every write sent so far; throws the first that failed. */
@@ -65,7 +122,10 @@ export class PostgresTx implements StoreTx {
   }
 
   private async rows(sql: string, params: unknown[]): Promise<Record<string, any>[]> {
-    const p = this.client.query(this.prepare(sql, params));
+    const p = this.corked(() => {
+      this.flush();
+      return this.client.query(this.prepare(sql, params));
+    });
     try {
       await this.settle();
     } catch (err) {
@@ -77,7 +137,10 @@ export class PostgresTx implements StoreTx {
 
   /** Sends COMMIT behind the writes still on their way and waits for all of them. */
   async commit(): Promise<void> {
-    const p = this.client.query('COMMIT');
+    const p = this.corked(() => {
+      this.flush();
+      return this.client.query('COMMIT');
+    });
     try {
       await this.settle();
     } catch (err) {
