@@ -9,7 +9,7 @@
  * - orders: `POST /store/orders` for 1 unit of one hot pet (each order one PostgreSQL transaction
  *   holding that pet's row lock, so the orders queue on it).
  * For each run it reports, per request: PostgreSQL statements (pg_stat_statements' calls over the
- * run, BEGIN and COMMIT included, the bench's own queries left out), and the CPU time (user +
+ * run, COMMIT included but not BEGIN, which it does not report; the bench's own queries left out), and the CPU time (user +
  * system, /proc) of each component: the gateways, PostgreSQL (every process of the server: the
  * postmaster with what it reaped, its backends and helpers), Redis, and this process (the load
  * generator). Beside them, two yardsticks measured in the same run, before and after the gateways
@@ -447,7 +447,7 @@ export function appendClusterResults(rep: ClusterReport, started: Date): Row[] {
       `- node ${process.version}; machine: ${machine()}; load average at the end ${loadAverage()}; not pinned (gateways, PostgreSQL 15, Redis and autocannon share the cores)`,
       `- load: autocannon, ${rep.connections} connections per gateway, ${rep.warmupS} s warm-up per gateway + ${rep.durationS} s measured per row; a fresh database per gateway count`,
       `- yardsticks (mean of a run before and one after the gateways): ${rep.yardsticks.runs.join('; ')}`,
-      '- statements: pg_stat_statements calls over the run (BEGIN and COMMIT included) / requests; CPU: user+system time from /proc over the run / requests (PostgreSQL: the postmaster with what it reaped and all its children)',
+      '- statements: pg_stat_statements calls over the run / requests (COMMIT is counted; BEGIN is not among what it reports); CPU: user+system time from /proc over the run / requests (PostgreSQL: the postmaster with what it reaped and all its children)',
       '',
       table(rows),
       '',

@@ -39,7 +39,7 @@ export interface Cluster {
   bouncer?: PgBouncerEngine;
   /** The database, directly (with pg_stat_statements installed). */
   databaseUrl: string;
-  /** Statements the gateways ran since the last call (pg_stat_statements' calls, BEGIN and COMMIT included). */
+  /** Statements the gateways ran since the last call (pg_stat_statements' calls). */
   statements(): Promise<number>;
   gateways: Gateway[];
   /** Starts one more gateway on the same engines. */
