@@ -37,7 +37,7 @@ const CLAIM_WAIT_MS = 65_000;
  */
 const LANES = 1;
 /** Connections that carry the reads outside transactions, pipelined (see reader()). */
-const READERS = 2;
+const READERS = 4;
 /** Most transactions in one batch. */
 const MAX_BATCH = 32;
 
@@ -94,28 +94,39 @@ export class PostgresStore implements Store {
   private async rows(sql: string, params: unknown[] = []): Promise<Record<string, any>[]> {
     this.availability.check();
     let client: PoolClient | undefined;
+    const slot = this.pick();
+    this.inFlight[slot]!++;
     try {
-      client = await this.reader();
+      client = await this.reader(slot);
       return (await client.query(this.prepare(sql, params))).rows;
     } catch (err) {
       if (client && isUnavailable(err)) this.dropReader(client, err as Error);
       throw this.availability.translate(err);
+    } finally {
+      this.inFlight[slot]!--;
     }
   }
 
   /**
    * Reads outside transactions (one statement each) share READERS connections in pipeline mode,
    * and those issued in one turn of the event loop go out on one of them in one write: a write to
-   * a socket is much of what a read costs, the gateway and PostgreSQL alike.
+   * a socket is much of what a read costs, the gateway and PostgreSQL alike. Each turn takes the
+   * connection with the fewest reads under way, so a slow one (a large count) holds up few others.
    */
   private readonly readers: (Promise<PoolClient> | undefined)[] = [];
-  private turn: Promise<PoolClient> | undefined;
-  private slot = 0;
+  private readonly inFlight: number[] = Array.from({ length: READERS }, () => 0);
+  private turn: { slot: number; client: Promise<PoolClient> } | undefined;
 
-  private reader(): Promise<PoolClient> {
-    if (this.turn) return this.turn;
-    this.slot = (this.slot + 1) % READERS;
-    const i = this.slot;
+  /** The reader this turn's reads go to. */
+  private pick(): number {
+    if (this.turn) return this.turn.slot;
+    let best = 0;
+    for (let i = 1; i < READERS; i++) if (this.inFlight[i]! < this.inFlight[best]!) best = i;
+    return best;
+  }
+
+  private reader(i: number): Promise<PoolClient> {
+    if (this.turn?.slot === i) return this.turn.client;
     const open = (this.readers[i] ??= this.openReader(i));
     const turn = open.then((client) => {
       const stream = (client as unknown as { connection: { stream: NodeJS.WritableStream & { cork(): void; uncork(): void } } }).connection.stream;
@@ -123,9 +134,10 @@ export class PostgresStore implements Store {
       setImmediate(() => stream.uncork());
       return client;
     });
-    this.turn = turn;
+    const current = { slot: i, client: turn };
+    this.turn = current;
     setImmediate(() => {
-      if (this.turn === turn) this.turn = undefined;
+      if (this.turn === current) this.turn = undefined;
     });
     turn.catch(() => undefined);
     return turn;
