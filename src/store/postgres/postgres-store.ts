@@ -263,7 +263,8 @@ export class PostgresStore implements Store {
    * makes it durable; but a batch pays for one COMMIT (one WAL flush), and orders queued on one hot
    * pet take its row lock once per batch instead of once each, so they no longer wait a flush per
    * order in front of them. A transaction that fails with the service's own error before writing
-   * anything is answered and leaves the batch; any other failure rolls the batch back and runs
+   * anything leaves the batch (and is answered with the others, after the COMMIT, since its refusal
+   * may rest on what the batch wrote before it); any other failure rolls the batch back and runs
    * each of its transactions again on its own (the usual path, with its retries).
    */
   transaction<R>(fn: (tx: StoreTx) => Promise<R>): Promise<R> {
