@@ -26,6 +26,10 @@ export interface Config {
   corsOrigins: string[];
   /** PETSTORE_DATABASE_URL: PostgreSQL holds every record (section 13); the data directory is then unused. */
   databaseUrl: string | undefined;
+  /** PETSTORE_DATABASE_DIRECT_URL: the same database without a transaction-pooling PgBouncer, for LISTEN and advisory locks; unset: databaseUrl. */
+  databaseDirectUrl: string | undefined;
+  /** PETSTORE_DATABASE_PREPARED: named prepared statements (true unless a PgBouncer older than 1.21 pools transactions). */
+  databasePrepared: boolean;
   /** PETSTORE_DATABASE_WAIT_SECONDS (tests): how long start-up waits for the database, 30 by default. */
   databaseWaitSeconds: number;
   /** PETSTORE_REDIS_URL: the limiter's state in Redis (section 13); unset: this process's own. */
@@ -104,6 +108,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('PETSTORE_DATABASE_URL', 'must be a postgres:// or postgresql:// URL');
   }
 
+  const databaseDirectUrl = get('PETSTORE_DATABASE_DIRECT_URL');
+  if (databaseDirectUrl !== undefined && !isPostgresUrl(databaseDirectUrl)) {
+    throw new ConfigError('PETSTORE_DATABASE_DIRECT_URL', 'must be a postgres:// or postgresql:// URL');
+  }
+  const preparedRaw = get('PETSTORE_DATABASE_PREPARED');
+  if (preparedRaw !== undefined && !['true', 'false', '1', '0'].includes(preparedRaw)) {
+    throw new ConfigError('PETSTORE_DATABASE_PREPARED', `must be true or false, got "${preparedRaw}"`);
+  }
+
   const redisUrl = get('PETSTORE_REDIS_URL');
   // The value may hold a password: the message never repeats it.
   if (redisUrl !== undefined && !isRedisUrl(redisUrl)) {
@@ -133,6 +146,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     corsOrigins,
     databaseUrl,
+    databaseDirectUrl,
+    databasePrepared: preparedRaw === undefined || preparedRaw === 'true' || preparedRaw === '1',
     databaseWaitSeconds: positive('PETSTORE_DATABASE_WAIT_SECONDS', 30),
     redisUrl,
     redisTimeoutMs: get('PETSTORE_REDIS_TIMEOUT_MS') === undefined ? undefined : positive('PETSTORE_REDIS_TIMEOUT_MS', 0),

@@ -44,6 +44,8 @@ async function main(): Promise<void> {
     persistent = await openStore({
       dataDir: config.dataDir,
       databaseUrl: config.databaseUrl,
+      databaseDirectUrl: config.databaseDirectUrl,
+      databasePrepared: config.databasePrepared,
       databaseWaitMs: config.databaseWaitSeconds * 1000,
       snapshotEvery: config.snapshotEvery,
       failpoint: config.failpoint,

@@ -63,26 +63,36 @@ export class Admission {
 
     const subject = subjectOf(principal.keyId);
     const limits = { perMinute: principal.perMinute, perDay: principal.perDay };
-    let bannedUntil: number | undefined;
-    try {
-      bannedUntil = await bans.bannedUntil(principal.keyId);
-    } catch (err) {
-      if (!(err instanceof ServiceUnavailableError)) throw err;
-      return { principal, decision: await limiter.peek(subject, limits), refusal: err };
-    }
-    if (bannedUntil !== undefined) {
+    /** The ban in force, as a verdict; undefined when there is none. */
+    const banned = async (fresh: boolean): Promise<Verdict | undefined> => {
+      let bannedUntil: number | undefined;
+      try {
+        bannedUntil = await bans.bannedUntil(principal.keyId, fresh);
+      } catch (err) {
+        if (!(err instanceof ServiceUnavailableError)) throw err;
+        return { principal, decision: await limiter.peek(subject, limits), refusal: err };
+      }
+      if (bannedUntil === undefined) return undefined;
       const retryAfter = Math.max(1, Math.ceil((bannedUntil - clock.now()) / 1000));
       return {
         principal,
         decision: await limiter.peek(subject, limits),
         refusal: new KeyBannedError(`This key is banned for repeated requests over its limit until ${new Date(bannedUntil).toISOString()}.`, retryAfter),
       };
-    }
+    };
+    const ban = await banned(false);
+    if (ban) return ban;
 
     // The local limiter answers synchronously: await only a promise (this is every request's path).
     const d = limiter.take(subject, limits, this.refusals);
     const decision = d instanceof Promise ? await d : d;
     if (decision.admitted) return { principal, decision };
+    // A ban that another process started a moment ago may not have reached this one's memory of
+    // bans yet; a refused request asks the store, so it is KEY_BANNED everywhere at once.
+    if (!decision.startsBan && bans.remembers) {
+      const late = await banned(true);
+      if (late) return late;
+    }
     // The refusal that crosses the threshold is still RATE_LIMITED; it starts the ban (and the
     // limiter has already restarted the count).
     if (decision.startsBan) await bans.ban(principal.keyId);

@@ -39,6 +39,12 @@ export const BOOTSTRAP_LIMITS = { perMinute: 10_000, perDay: 10_000_000 };
  * revoked by another process sharing the store is refused within this time.
  */
 export const AUTH_CACHE_MS = 500;
+/**
+ * The same while the store tells of every change any process makes (Store.changes is live): a
+ * revocation anywhere is then forgotten here within moments, and this only bounds the cost of a
+ * notification ever lost without the feed noticing.
+ */
+export const AUTH_CACHE_LISTENING_MS = 60_000;
 /** Most secrets remembered at once; past it the oldest are forgotten first. */
 export const AUTH_CACHE_ENTRIES = 10_000;
 
@@ -83,6 +89,10 @@ export class KeyService {
       if (principal.keyId > ENV_ADMIN_ID) throw new RangeError('built-in keys have ids of 0 or below');
       return { hash: hashSecret(secret), principal };
     });
+    store.changes?.onChange((c) => {
+      if (c.kind === 'all') this.forgetAuthenticated();
+      else if (c.kind === 'key') this.forgetKey(c.id);
+    });
   }
 
   /** The principal a secret stands for; missing, unknown and revoked keys are all 401. */
@@ -101,7 +111,7 @@ export class KeyService {
           ? { keyId: rec.id, role: rec.role, plan: rec.plan, perMinute: rec.perMinute, perDay: rec.perDay }
           : undefined;
       if (principal) {
-        if (generation === this.generation) this.remember(secret, principal, now + AUTH_CACHE_MS);
+        if (generation === this.generation) this.remember(secret, principal, now + (this.store.changes?.live ? AUTH_CACHE_LISTENING_MS : AUTH_CACHE_MS));
         return principal;
       }
     }
@@ -134,6 +144,12 @@ export class KeyService {
    */
   forgetAuthenticated(): void {
     this.recent.clear();
+    this.generation++;
+  }
+
+  /** Forgets the secrets of one key (another process revoked it). */
+  private forgetKey(id: number): void {
+    for (const [secret, { principal }] of this.recent) if (principal.keyId === id) this.recent.delete(secret);
     this.generation++;
   }
 

@@ -25,6 +25,10 @@ export interface StoreOptions {
   dataDir: string;
   /** PETSTORE_DATABASE_URL: PostgreSQL instead of the data directory. */
   databaseUrl?: string;
+  /** PETSTORE_DATABASE_DIRECT_URL: sessions (LISTEN, advisory locks) bypass a transaction-pooling PgBouncer. */
+  databaseDirectUrl?: string;
+  /** PETSTORE_DATABASE_PREPARED: named prepared statements (default true). */
+  databasePrepared?: boolean;
   /** How long start-up waits for the database (ms). */
   databaseWaitMs?: number;
   snapshotEvery?: number;
@@ -59,7 +63,7 @@ export async function openStore(opts: StoreOptions): Promise<OpenedStore> {
   if (opts.databaseUrl) {
     // Loaded only when asked for: a server on the embedded store never loads pg.
     const { openPostgresStore } = await import('./postgres/open-postgres.js');
-    const pg = await openPostgresStore({ url: opts.databaseUrl, logger: opts.logger, waitMs: opts.databaseWaitMs ?? 30_000 });
+    const pg = await openPostgresStore({ url: opts.databaseUrl, directUrl: opts.databaseDirectUrl, prepared: opts.databasePrepared, logger: opts.logger, waitMs: opts.databaseWaitMs ?? 30_000 });
     return { ...pg, release: () => undefined };
   }
   const exclusively = <R>(fn: () => Promise<R>) => fn();

@@ -98,6 +98,22 @@ export interface StoreTx {
   nextId(counter: CounterName): Promise<number>;
 }
 
+/** A key or ban that some process changed (a revoked key, a ban started or lifted); `all`: anything may have. */
+export type StoreChange = { kind: 'key'; id: number } | { kind: 'ban'; keyId: number } | { kind: 'all' };
+
+/**
+ * Stores shared by several processes (PostgreSQL) tell each process of the keys and bans that any
+ * process changes, so the service may remember them between requests instead of asking every time.
+ */
+export interface ChangeFeed {
+  /**
+   * True while every change committed by any process reaches the listeners within moments. When it
+   * turns false (the connection that listens is lost) or true again, listeners get `{ kind: 'all' }`.
+   */
+  readonly live: boolean;
+  onChange(listener: (change: StoreChange) => void): void;
+}
+
 export interface Store extends StoreReader {
   transaction<R>(fn: (tx: StoreTx) => Promise<R>): Promise<R>;
   /**
@@ -106,5 +122,7 @@ export interface Store extends StoreReader {
    * A store of one process leaves this out: the service's own map of requests under way suffices.
    */
   claimIdempotency?(scope: string): Promise<() => Promise<void>>;
+  /** Stores shared by several processes: changes to keys and bans, whichever process made them. */
+  readonly changes?: ChangeFeed;
   close(): Promise<void>;
 }

@@ -5,6 +5,7 @@
  * that a test may stop and start. Every request goes through `Api`, so every answer is checked
  * against the contract.
  */
+import { startPgBouncer, type PgBouncerEngine } from '../engines/pgbouncer.js';
 import { startPostgres, type PostgresEngine } from '../engines/postgres.js';
 import { startRedis, type RedisEngine } from '../engines/redis.js';
 import { Api } from '../support/http.js';
@@ -24,10 +25,22 @@ export interface Gateway {
   as(key: string): Api;
 }
 
+export interface ClusterOptions {
+  /**
+   * Gateways reach PostgreSQL through a PgBouncer in transaction pooling mode (with
+   * PETSTORE_DATABASE_DIRECT_URL for their sessions); otherwise directly.
+   */
+  pgbouncer?: boolean;
+}
+
 export interface Cluster {
   pg: PostgresEngine;
   redis: RedisEngine;
+  bouncer?: PgBouncerEngine;
+  /** The database, directly (with pg_stat_statements installed). */
   databaseUrl: string;
+  /** Statements the gateways ran since the last call (pg_stat_statements' calls). */
+  statements(): Promise<number>;
   gateways: Gateway[];
   /** Starts one more gateway on the same engines. */
   add(): Promise<Gateway>;
@@ -35,16 +48,18 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
-export async function startCluster(n: number, env: Record<string, string> = {}): Promise<Cluster> {
-  const [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
+export async function startCluster(n: number, env: Record<string, string> = {}, opts: ClusterOptions = {}): Promise<Cluster> {
+  const [pg, redis] = await Promise.all([startPostgres({ statements: true }), startRedis()]);
   await pg.sql(`CREATE DATABASE ${DATABASE}`);
+  await pg.sql('CREATE EXTENSION pg_stat_statements', DATABASE);
   const databaseUrl = pg.url(DATABASE);
+  const bouncer = opts.pgbouncer ? await startPgBouncer(pg) : undefined;
+  const urls: Record<string, string> = bouncer
+    ? { PETSTORE_DATABASE_URL: bouncer.url(DATABASE), PETSTORE_DATABASE_DIRECT_URL: databaseUrl, PETSTORE_DATABASE_PREPARED: 'false' }
+    : { PETSTORE_DATABASE_URL: databaseUrl };
   const all: Gateway[] = [];
   const add = async (): Promise<Gateway> => {
-    const p = new ServerProcess(
-      { PETSTORE_DATABASE_URL: databaseUrl, PETSTORE_REDIS_URL: redis.url, PETSTORE_ADMIN_KEY: ADMIN, PETSTORE_SEED: 'false', ...env },
-      HARD_TIMEOUT_MS,
-    );
+    const p = new ServerProcess({ ...urls, PETSTORE_REDIS_URL: redis.url, PETSTORE_ADMIN_KEY: ADMIN, PETSTORE_SEED: 'false', ...env }, HARD_TIMEOUT_MS);
     const port = await p.port();
     const url = `http://127.0.0.1:${port}`;
     const g = { process: p, port, url, admin: new Api(url, ADMIN), as: (key: string) => new Api(url, key) };
@@ -53,10 +68,22 @@ export async function startCluster(n: number, env: Record<string, string> = {}):
   };
   // All at once on the empty database: migrations and start-up take their locks.
   const gateways = await Promise.all(Array.from({ length: n }, add));
+  const statements = async () => {
+    // Our own queries here are not the gateways': only the database's statements of other applications count.
+    const { rows } = await pg.sql(
+      `SELECT coalesce(sum(calls), 0)::int AS n FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+       WHERE d.datname = '${DATABASE}' AND s.query NOT ILIKE '%pg_stat_statements%'`,
+      DATABASE,
+    );
+    await pg.sql('SELECT pg_stat_statements_reset()', DATABASE);
+    return rows[0].n as number;
+  };
   return {
     pg,
     redis,
+    bouncer,
     databaseUrl,
+    statements,
     gateways,
     add,
     async stop() {
@@ -66,6 +93,7 @@ export async function startCluster(n: number, env: Record<string, string> = {}):
           await exitWithin(g.process, 20_000).catch(() => g.process.kill());
         }),
       );
+      await bouncer?.destroy();
       await Promise.all([pg.destroy(), redis.remove()]);
     },
   };

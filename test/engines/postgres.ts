@@ -59,6 +59,13 @@ export interface PostgresEngine {
   destroy(): Promise<void>;
   /** What the server wrote to standard error (for failure messages). */
   log(): string;
+  /** The postmaster's process id (its backends are its children), while it runs. */
+  pid(): number | undefined;
+}
+
+export interface PostgresStartOptions {
+  /** Loads pg_stat_statements (tracking every statement, BEGIN and COMMIT too), for counting statements. */
+  statements?: boolean;
 }
 
 /** Servers still running when the test process exits (a crashed test) go with it. */
@@ -67,7 +74,7 @@ process.once('exit', () => {
   for (const child of live) child.kill('SIGKILL');
 });
 
-export async function startPostgres(): Promise<PostgresEngine> {
+export async function startPostgres(opts: PostgresStartOptions = {}): Promise<PostgresEngine> {
   const bin = postgresBinDir();
   const ids = runAs();
   const dir = mkdtempSync(join(tmpdir(), 'petstore-pg-'));
@@ -106,7 +113,7 @@ export async function startPostgres(): Promise<PostgresEngine> {
     if (child && child.exitCode === null && child.signalCode === null) return;
     const p = spawn(
       join(bin, 'postgres'),
-      ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-c', 'shared_buffers=32MB', '-c', 'logging_collector=off'],
+      ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-c', 'shared_buffers=32MB', '-c', 'logging_collector=off', ...(opts.statements ? ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'] : [])],
       { ...ids, cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '', LANG: 'C.UTF-8' } },
     );
     child = p;
@@ -159,5 +166,6 @@ export async function startPostgres(): Promise<PostgresEngine> {
       rmSync(dir, { recursive: true, force: true });
     },
     log: () => log,
+    pid: () => (child && child.exitCode === null && child.signalCode === null ? child.pid : undefined),
   };
 }

@@ -25,6 +25,8 @@ export interface RedisEngine {
   /** redis://127.0.0.1:<port> */
   readonly url: string;
   readonly port: number;
+  /** Its process id while it runs. */
+  readonly pid: number | undefined;
   /** Whether the process is up (paused counts as up). */
   readonly running: boolean;
   /** Stops the process (SIGTERM, then SIGKILL after 5 s); the port stays reserved for start(). */
@@ -132,6 +134,9 @@ export async function startRedis(): Promise<RedisEngine> {
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
+    get pid() {
+      return isUp() ? child!.pid : undefined;
+    },
     get running() {
       return isUp();
     },

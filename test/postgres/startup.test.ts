@@ -59,6 +59,16 @@ describe('start-up on PostgreSQL', () => {
     expect(p.stderr).not.toContain(SECRET);
   });
 
+  it('refuses a direct URL that is not a postgres URL, and a PETSTORE_DATABASE_PREPARED that is not true or false, naming each', async () => {
+    const direct = gateway({ PETSTORE_DATABASE_URL: 'postgres://u@127.0.0.1:1/db', PETSTORE_DATABASE_DIRECT_URL: `mysql://root:${SECRET}@localhost/db` });
+    expect((await exitWithin(direct, 20_000)).code).toBe(2);
+    expect(direct.stderr).toMatch(/PETSTORE_DATABASE_DIRECT_URL/);
+    expect(direct.stderr).not.toContain(SECRET);
+    const prepared = gateway({ PETSTORE_DATABASE_URL: 'postgres://u@127.0.0.1:1/db', PETSTORE_DATABASE_PREPARED: 'sometimes' });
+    expect((await exitWithin(prepared, 20_000)).code).toBe(2);
+    expect(prepared.stderr).toMatch(/PETSTORE_DATABASE_PREPARED/);
+  });
+
   it('bootstraps one admin key and seeds once when three processes start together on an empty database', async () => {
     const db = await createTestDatabase(serverUrl, null);
     try {

@@ -77,6 +77,47 @@ describe('PostgresStore', () => {
     expect(await a.store.countOrders({ petId: pet.id })).toBe(5);
   });
 
+  it('runs concurrent transactions of one pool in batches (group commit), each answered after its batch committed', async () => {
+    const [s] = services;
+    const cat = await s!.categories.create(staff, { name: 'Batched' });
+    const pet = await s!.pets.create(staff, { name: 'Hot', categoryId: cat.id });
+    await s!.inventory.set(staff, pet.id, 20);
+    let acquired = 0;
+    const count = () => acquired++;
+    a.store.pool.on('acquire', count);
+    try {
+      const results = await Promise.allSettled(Array.from({ length: 30 }, () => s!.orders.place(staff, { petId: pet.id, quantity: 1 })));
+      const placed = results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<{ id: number }>).value.id);
+      expect(placed).toHaveLength(20);
+      expect(new Set(placed).size).toBe(20);
+      expect(new Set(results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.code))).toEqual(new Set(['PET_NOT_AVAILABLE']));
+      // Thirty transactions took a connection a few times, not thirty: they shared BEGIN … COMMIT.
+      expect(acquired).toBeLessThan(10);
+    } finally {
+      a.store.pool.off('acquire', count);
+    }
+    expect(await a.store.getPet(pet.id)).toMatchObject({ stock: 0, status: 'pending' });
+    expect(await a.store.countOrders({ petId: pet.id })).toBe(20);
+  });
+
+  it('runs the others of a batch again on their own when one of them fails after writing, and keeps nothing of that one', async () => {
+    const made = await Promise.allSettled(
+      Array.from({ length: 12 }, (_, i) =>
+        a.store.transaction(async (tx) => {
+          const id = await tx.nextId('categories');
+          await tx.putCategory({ id, name: `Batch member ${i}` });
+          if (i === 5) throw new Error('failed after writing');
+          return id;
+        }),
+      ),
+    );
+    expect(made.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.message)).toEqual(['failed after writing']);
+    for (const [i, r] of made.entries()) {
+      if (r.status === 'fulfilled') expect(await a.store.getCategory(r.value)).toEqual({ id: r.value, name: `Batch member ${i}` });
+    }
+    expect((await a.store.listCategories({ after: 0, limit: 1_000 })).filter((c) => c.name === 'Batch member 5')).toEqual([]);
+  });
+
   it('hands out ascending ids from sequences, skipping the id of a rolled-back transaction for good', async () => {
     const first = await a.store.transaction((tx) => tx.nextId('categories'));
     await expect(

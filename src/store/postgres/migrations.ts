@@ -92,4 +92,26 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'tell every process of changed keys and bans',
+    // Each process remembers keys and bans and LISTENs on this channel (changes.ts); a NOTIFY is
+    // delivered at commit only, to every listener, whichever connection or pooler wrote the row.
+    sql: `
+      CREATE FUNCTION petstore_notify_change() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_TABLE_NAME = 'api_keys' THEN
+          PERFORM pg_notify('petstore_changes', 'key:' || COALESCE(NEW.id, OLD.id));
+        ELSE
+          PERFORM pg_notify('petstore_changes', 'ban:' || COALESCE(NEW.key_id, OLD.key_id));
+        END IF;
+        RETURN NULL;
+      END
+      $$;
+      CREATE TRIGGER api_keys_changed AFTER UPDATE OR DELETE ON api_keys
+        FOR EACH ROW EXECUTE FUNCTION petstore_notify_change();
+      CREATE TRIGGER bans_changed AFTER INSERT OR UPDATE OR DELETE ON bans
+        FOR EACH ROW EXECUTE FUNCTION petstore_notify_change();
+    `,
+  },
 ];

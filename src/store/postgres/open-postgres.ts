@@ -6,6 +6,8 @@
 import pg from 'pg';
 import type { StoreLogger } from '../open-store.js';
 import { Availability } from './availability.js';
+import { PostgresChanges } from './changes.js';
+import { statements } from './statements.js';
 import { migrate } from './migrate.js';
 import { PostgresStore } from './postgres-store.js';
 
@@ -21,6 +23,14 @@ export class DatabaseStartError extends Error {
 
 export interface PostgresOptions {
   url: string;
+  /**
+   * PETSTORE_DATABASE_DIRECT_URL: the same database without a transaction-pooling PgBouncer in
+   * between, for what needs a session (the migrations' and start-up's advisory locks, LISTEN).
+   * Unset: `url`.
+   */
+  directUrl?: string;
+  /** PETSTORE_DATABASE_PREPARED: named prepared statements (default true; see statements.ts). */
+  prepared?: boolean;
   logger: StoreLogger;
   /** How long start-up keeps trying (ms). */
   waitMs: number;
@@ -65,6 +75,7 @@ export function withoutPassword(text: string, url: string): string {
 
 export async function openPostgresStore(opts: PostgresOptions): Promise<OpenedPostgres> {
   const { url, logger } = opts;
+  const directUrl = opts.directUrl ?? url;
   const where = redactUrl(url);
   const pool = new pg.Pool({
     connectionString: url,
@@ -74,21 +85,30 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<OpenedPo
     query_timeout: 15_000,
     keepAlive: true,
     application_name: 'petstore',
+    // A transaction's statements go out without waiting for each other's answers (postgres-tx.ts).
+    pipeline: true,
   });
+  // Sessions of their own: advisory locks at start-up (a pooler would hand the lock's session to others).
+  const direct = directUrl === url ? pool : new pg.Pool({ connectionString: directUrl, max: 2, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 5_000, application_name: 'petstore-start' });
   const availability = new Availability(() => pool.query('SELECT 1'), logger, where);
   // An idle connection the server closed (a restart, an outage) must not crash the process.
   pool.on('error', (err) => availability.down(err));
+  if (direct !== pool) direct.on('error', () => undefined);
+  const closePools = async () => {
+    await pool.end().catch(() => undefined);
+    if (direct !== pool) await direct.end().catch(() => undefined);
+  };
 
   const deadline = Date.now() + opts.waitMs;
   for (let tries = 1; ; tries++) {
     try {
       await pool.query('SELECT 1');
-      await migrate(pool);
+      await migrate(direct);
       break;
     } catch (err) {
-      const reason = withoutPassword(err instanceof Error ? err.message : String(err), url);
+      const reason = withoutPassword(withoutPassword(err instanceof Error ? err.message : String(err), url), directUrl);
       if (Date.now() >= deadline) {
-        await pool.end().catch(() => undefined);
+        await closePools();
         throw new DatabaseStartError(`${DATABASE_URL_VARIABLE}: could not use PostgreSQL at ${where} within ${Math.round(opts.waitMs / 1000)} s: ${reason}`);
       }
       if (tries === 1) logger.warn({ database: where, reason }, 'waiting for PostgreSQL');
@@ -96,12 +116,20 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<OpenedPo
     }
   }
 
-  const store = new PostgresStore(pool, availability);
+  const changes = new PostgresChanges({
+    url: directUrl,
+    onState: (live, reason) =>
+      live
+        ? logger.warn({ database: redactUrl(directUrl) }, 'listening for changed keys and bans again')
+        : logger.error({ database: redactUrl(directUrl), reason: reason && withoutPassword(reason, directUrl) }, 'lost the connection that listens for changed keys and bans: they are read on every request until it is back'),
+  });
+  await changes.start();
+  const store = new PostgresStore(pool, availability, statements(opts.prepared ?? true), changes);
   return {
     store,
     ready: () => availability.ready(),
     async exclusively(fn) {
-      const client = await pool.connect();
+      const client = await direct.connect();
       let broken: Error | undefined;
       try {
         await client.query('SELECT pg_advisory_lock($1)', [START_LOCK]);
@@ -114,6 +142,9 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<OpenedPo
         client.release(broken);
       }
     },
-    close: () => store.close(),
+    async close() {
+      await store.close();
+      if (direct !== pool) await direct.end().catch(() => undefined);
+    },
   };
 }

@@ -11,6 +11,7 @@ import type { PoolClient } from 'pg';
 import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../../service/records.js';
 import type { CounterName, StoreTx } from '../store.js';
 import * as row from './rows.js';
+import type { Prepare } from './statements.js';
 
 const SEQUENCES: Record<CounterName, string> = {
   pets: 'pets_id_seq',
@@ -19,26 +20,159 @@ const SEQUENCES: Record<CounterName, string> = {
   keys: 'keys_id_seq',
 };
 
+/**
+ * Statements go out pipelined (node-postgres' pipeline mode), each group in one write to the
+ * socket: a write is not waited for, but sent with the next read or with COMMIT, so BEGIN travels
+ * with the transaction's first read, and the writes that follow its last read travel with COMMIT.
+ * Placing an order is two round trips, [BEGIN, nextval, SELECT … FOR UPDATE] and [UPDATE pets +
+ * INSERT orders as one statement, COMMIT], and the pet's row is locked for one of them. A write that
+ * fails is answered at the next read or at commit (the transaction then fails as a whole), before
+ * anything read after it is believed.
+ */
+/** The table a write statement changes. */
+const WRITTEN_TABLE = /^\s*(?:INSERT INTO|UPDATE|DELETE FROM)\s+(\w+)/;
+
 export class PostgresTx implements StoreTx {
-  constructor(private readonly client: PoolClient) {}
+  /** Writes sent and not yet answered. */
+  private pending: Promise<unknown>[] = [];
+  /** Rows this transaction read FOR UPDATE or numbered itself ("table:id"): their puts need no upsert. */
+  private readonly known = new Set<string>();
+  private readonly fresh = new Set<string>();
+
+  /** Writes not sent yet: they go out, combined where they can be, with the next read or COMMIT. */
+  private buffered: { sql: string; params: unknown[]; table: string }[] = [];
+
+  constructor(
+    private readonly client: PoolClient,
+    private readonly prepare: Prepare,
+  ) {
+    this.sent++;
+    this.buffered.push({ sql: 'BEGIN', params: [], table: '' });
+  }
+
+  /** Writes asked for so far (BEGIN included). */
+  get writes(): number {
+    return this.sent;
+  }
+  private sent = 0;
+
+  private query(sql: string, params: unknown[]): Promise<unknown> {
+    const p = this.client.query(this.prepare(sql, params));
+    p.catch(() => undefined); // observed by settle() or its caller
+    return p;
+  }
+
+  /** A write: not waited for, and not even sent until the next read or COMMIT (see flush). */
+  private write(sql: string, params: unknown[] = []): Promise<void> {
+    this.sent++;
+    this.buffered.push({ sql, params, table: WRITTEN_TABLE.exec(sql)![1]! });
+    return Promise.resolve();
+  }
+
+  /**
+   * Sends the buffered writes, consecutive ones on different tables as one statement (each but the
+   * last as a data-modifying WITH query): an order's UPDATE of its pet and INSERT of itself are one
+   * statement. They cannot see each other's rows, which writes of different tables never need.
+   */
+  private flush(): void {
+    let group: { sql: string; params: unknown[]; table: string }[] = [];
+    const send = () => {
+      if (!group.length) return;
+      if (group.length === 1) this.pending.push(this.query(group[0]!.sql, group[0]!.params));
+      else {
+        const params: unknown[] = [];
+        const parts = group.map((w) => {
+          const offset = params.length;
+          params.push(...w.params);
+          return w.sql.replace(/\$(\d+)/g, (_m, n: string) => `$${Number(n) + offset}`);
+        });
+        const last = parts.pop()!;
+        this.pending.push(this.query(`WITH ${parts.map((q, i) => `w${i} AS (${q})`).join(', ')} ${last}`, params));
+      }
+      group = [];
+    };
+    for (const w of this.buffered) {
+      // BEGIN (no table) goes alone; a table written twice starts a new statement.
+      if (!w.table || group.some((g) => !g.table || g.table === w.table)) send();
+      group.push(w);
+    }
+    send();
+    this.buffered = [];
+  }
+
+  /**
+   * What `fn` issues, and whatever else this transaction issues before the current task ends (the
+   * pet and the next order id asked for together), leaves in one write to the socket.
+   */
+  private corked<T>(fn: () => T): T {
+    const stream = (this.client as unknown as { connection: { stream: { cork(): void; uncork(): void } } }).connection.stream;
+    stream.cork();
+    try {
+      return fn();
+    } finally {
+      queueMicrotask(() => stream.uncork());
+    }
+  }
+
+  /** Waits for every write sent so far; throws the first that failed. */
+  private async settle(): Promise<void> {
+    const sent = this.pending;
+    this.pending = [];
+    await Promise.all(sent);
+  }
 
   private async rows(sql: string, params: unknown[]): Promise<Record<string, any>[]> {
-    return (await this.client.query(sql, params)).rows;
+    const p = this.corked(() => {
+      this.flush();
+      return this.client.query(this.prepare(sql, params));
+    });
+    try {
+      await this.settle();
+    } catch (err) {
+      p.catch(() => undefined);
+      throw err;
+    }
+    return (await p).rows;
+  }
+
+  /** Sends COMMIT behind the writes still on their way and waits for all of them. */
+  async commit(): Promise<void> {
+    const p = this.corked(() => {
+      this.flush();
+      return this.client.query('COMMIT');
+    });
+    try {
+      await this.settle();
+    } catch (err) {
+      p.catch(() => undefined);
+      throw err;
+    }
+    await p;
   }
 
   /** The record with this id, locked until the transaction ends. */
   private async locked<T>(t: row.Table<T>, id: number): Promise<T | undefined> {
-    return row.first(await this.rows(row.selectOne(t, true), [row.idArg(id)]), t.map);
+    const r = row.first(await this.rows(row.selectOne(t, true), [row.idArg(id)]), t.map);
+    if (r !== undefined) this.known.add(`${t.name}:${id}`);
+    return r;
   }
 
-  private async run(sql: string, params: unknown[]): Promise<void> {
-    await this.client.query(sql, params);
+  /** The row is known to exist (read FOR UPDATE here) or known not to (its id came from nextId here). */
+  private has(t: string, id: number): 'exists' | 'new' | 'unknown' {
+    const k = `${t}:${id}`;
+    return this.known.has(k) ? 'exists' : this.fresh.has(k) ? 'new' : 'unknown';
+  }
+
+  private run(sql: string, params: unknown[]): Promise<void> {
+    return this.write(sql, params);
   }
 
   getPet(id: number): Promise<PetRecord | undefined> {
     return this.locked(row.PETS, id);
   }
   putPet(p: PetRecord): Promise<void> {
+    const args = [p.id, p.name, p.name.toLowerCase(), p.categoryId, p.status, p.stock];
+    if (this.has('pets', p.id) === 'exists') return this.run('UPDATE pets SET name = $2, name_lower = $3, category_id = $4, status = $5, stock = $6 WHERE id = $1', args);
     return this.run(
       `INSERT INTO pets (id, name, name_lower, category_id, status, stock) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (id) DO UPDATE SET name = $2, name_lower = $3, category_id = $4, status = $5, stock = $6`,
@@ -46,6 +180,7 @@ export class PostgresTx implements StoreTx {
     );
   }
   deletePet(id: number): Promise<void> {
+    this.known.delete(`pets:${id}`);
     return this.run('DELETE FROM pets WHERE id = $1', [row.idArg(id)]);
   }
 
@@ -77,6 +212,17 @@ export class PostgresTx implements StoreTx {
     return (await this.rows(`SELECT ${row.ORDER_COLUMNS} FROM orders WHERE pet_id = $1 AND NOT complete ORDER BY id`, [row.idArg(petId)])).map(row.order);
   }
   putOrder(o: OrderRecord): Promise<void> {
+    if (this.has('orders', o.id) === 'new') {
+      this.fresh.delete(`orders:${o.id}`);
+      return this.run('INSERT INTO orders (id, pet_id, quantity, ship_date, complete, owner_key_id) VALUES ($1, $2, $3, $4, $5, $6)', [
+        o.id,
+        o.petId,
+        o.quantity,
+        o.shipDate ?? null,
+        o.complete,
+        o.ownerKeyId,
+      ]);
+    }
     return this.run(
       `INSERT INTO orders (id, pet_id, quantity, ship_date, complete, owner_key_id) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (id) DO UPDATE SET pet_id = $2, quantity = $3, ship_date = $4, complete = $5, owner_key_id = $6`,
@@ -84,6 +230,7 @@ export class PostgresTx implements StoreTx {
     );
   }
   deleteOrder(id: number): Promise<void> {
+    this.known.delete(`orders:${id}`);
     return this.run('DELETE FROM orders WHERE id = $1', [row.idArg(id)]);
   }
 
@@ -131,6 +278,8 @@ export class PostgresTx implements StoreTx {
 
   async nextId(counter: CounterName): Promise<number> {
     const [r] = await this.rows('SELECT nextval($1::regclass) AS id', [SEQUENCES[counter]]);
-    return Number(r!.id);
+    const id = Number(r!.id);
+    this.fresh.add(`${counter === 'keys' ? 'api_keys' : counter}:${id}`);
+    return id;
   }
 }
