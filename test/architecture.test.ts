@@ -73,9 +73,9 @@ describe('architecture', () => {
   it('keeps the request pipeline runnable anywhere: no Koa, no host, no storage, no node:*', () => {
     const pipeline = [...under('src/api'), ...under('src/graphql')];
     expect(violations(pipeline, /\/(store|hosts)\//)).toEqual([]);
-    // The service layer reaches the store's interface (src/store/store.ts), never an implementation.
+    // The service layer reaches its storage port (src/service/store-port.ts), never an engine.
     const reached = rel(closure('src/api/pipeline.ts').files);
-    expect(reached.filter((f) => (f.startsWith('src/store/') && f !== 'src/store/store.ts') || f.startsWith('src/hosts/'))).toEqual([]);
+    expect(reached.filter((f) => f.startsWith('src/store/') || f.startsWith('src/hosts/'))).toEqual([]);
     expect([...closure('src/api/pipeline.ts').packages].filter((p) => NODE_ONLY.test(p))).toEqual([]);
   });
 
@@ -92,7 +92,7 @@ describe('architecture', () => {
     expect(rel(browser.files)).toEqual(expect.arrayContaining(pipeline));
     // Besides the pipeline, the mocks bring only their own host and composition, not a copy of any rule.
     const extra = rel(browser.files).filter((f) => !pipeline.includes(f));
-    expect(extra.filter((f) => f.startsWith('src/') && !/^src\/(store\/(memory-store|table|sorted-ids|store|change-set|pending|queries|transaction-view|time-slices|name-index(-build|-keys|-postings)?)|service\/seed|limits\/rate-limiter)\.ts$/.test(f))).toEqual([]);
+    expect(extra.filter((f) => f.startsWith('src/') && !/^src\/(store\/(memory-store|table|sorted-ids|change-set|pending|queries|transaction-view|time-slices|name-index(-build|-keys|-postings)?)|service\/seed|limits\/rate-limiter)\.ts$/.test(f))).toEqual([]);
     expect([...browser.packages].filter((p) => NODE_ONLY.test(p))).toEqual([]);
   });
 

@@ -7,7 +7,7 @@ import { requireAdmin } from './authorize.js';
 import { NotFoundError } from './errors.js';
 import type { BanRecord, Principal } from './records.js';
 import type { Clock } from './clock.js';
-import type { Store } from '../store/store.js';
+import type { Store } from './store-port.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

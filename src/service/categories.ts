@@ -3,7 +3,7 @@ import { requireStaff } from './authorize.js';
 import { CategoryExistsError, CategoryInUseError, NotFoundError } from './errors.js';
 import { pageOf, type Page, type PageRequest } from './paging.js';
 import type { Category, Principal } from './records.js';
-import type { Store, StoreTx } from '../store/store.js';
+import type { Store, StoreTx } from './store-port.js';
 
 export interface NewCategory {
   name: string;

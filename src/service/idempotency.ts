@@ -8,7 +8,7 @@ import { IdempotencyKeyReusedError } from './errors.js';
 import { sha256Hex } from './secrets.js';
 import type { Clock } from './clock.js';
 import type { IdempotencyRecord } from './records.js';
-import type { Store } from '../store/store.js';
+import type { Store } from './store-port.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 

@@ -4,7 +4,7 @@ import { pageOf, type Page, type PageRequest } from './paging.js';
 import { statusForStock } from './pet-status.js';
 import { petNotFound } from './pets.js';
 import { toInventoryItem, type InventoryItem, type PetStatus, type Principal } from './records.js';
-import type { Store } from '../store/store.js';
+import type { Store } from './store-port.js';
 
 export class InventoryService {
   constructor(private readonly store: Store) {}

@@ -9,7 +9,7 @@ import { pageOf, type Page, type PageRequest } from './paging.js';
 import { hashSecret, newSecret, sameHash } from './secrets.js';
 import { toKey, type Key, type KeyRecord, type Plan, type Principal, type Role } from './records.js';
 import type { Clock } from './clock.js';
-import type { Store } from '../store/store.js';
+import type { Store } from './store-port.js';
 
 export interface NewKey {
   name: string;

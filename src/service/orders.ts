@@ -15,7 +15,7 @@ import { pageOf, type Page, type PageRequest } from './paging.js';
 import { statusAfterCancel, statusAfterCompletion, statusAfterOrder, stockAfterReturn } from './pet-status.js';
 import { toOrder, type Order, type OrderRecord, type Principal } from './records.js';
 import type { Clock } from './clock.js';
-import type { Store, StoreTx } from '../store/store.js';
+import type { Store, StoreTx } from './store-port.js';
 
 export interface NewOrder {
   petId: number;

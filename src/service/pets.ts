@@ -9,7 +9,7 @@ import {
 import { pageOf, type Page, type PageRequest } from './paging.js';
 import { initialStock } from './pet-status.js';
 import { toPet, type Pet, type PetRecord, type PetStatus, type Principal } from './records.js';
-import type { Store, StoreTx } from '../store/store.js';
+import type { Store, StoreTx } from './store-port.js';
 
 export interface NewPet {
   name: string;

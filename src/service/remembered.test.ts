@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../store/memory-store.js';
-import type { ChangeFeed, StoreChange } from '../store/store.js';
+import type { ChangeFeed, StoreChange } from './store-port.js';
 import { BanService } from './bans.js';
 import { AUTH_CACHE_LISTENING_MS, AUTH_CACHE_MS, KeyService } from './keys.js';
 import { UnauthenticatedError } from './errors.js';

@@ -7,7 +7,7 @@ import { envAdminKey, KeyService, type BuiltInKey } from './keys.js';
 import { OrderService } from './orders.js';
 import { PetService } from './pets.js';
 import type { Clock } from './clock.js';
-import type { Store } from '../store/store.js';
+import type { Store } from './store-port.js';
 
 export interface ServiceOptions {
   store: Store;

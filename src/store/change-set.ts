@@ -5,7 +5,7 @@
  * over a snapshot taken while writes went on relies on that.
  */
 import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../service/records.js';
-import type { CounterName } from './store.js';
+import type { CounterName } from '../service/store-port.js';
 
 export interface StoreData {
   pets: PetRecord[];

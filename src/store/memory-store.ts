@@ -10,7 +10,7 @@ import { emptyCounters, raiseCounters, type ChangeSet, type StoreData } from './
 import { NameIndex } from './name-index.js';
 import { PendingLayer } from './pending.js';
 import { countByName, orderFilters, queryOrders, queryPets, take } from './queries.js';
-import type { CounterName, OrderQuery, PageQuery, PetQuery, Store, StoreTx } from './store.js';
+import type { CounterName, OrderQuery, PageQuery, PetQuery, Store, StoreTx } from '../service/store-port.js';
 import { Table } from './table.js';
 import { TimeSlices } from './time-slices.js';
 import { TransactionView } from './transaction-view.js';

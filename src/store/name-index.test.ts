@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { PetRecord, PetStatus } from '../service/records.js';
 import type { StoreData } from './change-set.js';
 import { MemoryStore, type ChangeSet, type CommitLog } from './memory-store.js';
-import type { PetQuery } from './store.js';
+import type { PetQuery } from '../service/store-port.js';
 import { longestHold } from '../../test/support/event-loop-hold.js';
 
 const STATUSES: PetStatus[] = ['available', 'pending', 'sold'];

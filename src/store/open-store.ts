@@ -11,15 +11,10 @@ import { DATA_DIR_MODE } from './fs.js';
 import { acquireLock, DirectoryLockedError, type DataDirLock } from './lock.js';
 import { MemoryStore } from './memory-store.js';
 import { openPersistentStore } from './persistent-store.js';
-import type { Store } from './store.js';
+import type { Store } from '../service/store-port.js';
+import type { StoreLogger } from './store-logger.js';
 
 export const IN_MEMORY = ':memory:';
-
-export interface StoreLogger {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
 
 export interface StoreOptions {
   dataDir: string;

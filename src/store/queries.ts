@@ -7,7 +7,7 @@
  */
 import type { OrderRecord, PetRecord } from '../service/records.js';
 import type { NameIndex } from './name-index.js';
-import type { OrderQuery, PetQuery } from './store.js';
+import type { OrderQuery, PetQuery } from '../service/store-port.js';
 import type { IndexKey, Table } from './table.js';
 
 /** An ascending id list a walk can seek in (SortedIds, the name index's PostingList). */

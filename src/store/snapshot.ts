@@ -18,7 +18,7 @@ import type { StoreData } from './change-set.js';
 import type { Failpoint } from './failpoints.js';
 import { syncDir, type FileSystem } from './fs.js';
 import { CorruptFileError } from './journal-format.js';
-import type { CounterName } from './store.js';
+import type { CounterName } from '../service/store-port.js';
 
 const FORMAT = 'petstore-snapshot';
 /** The header line is padded to this many bytes, so it can be written last, in place. */

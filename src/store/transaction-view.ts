@@ -5,7 +5,7 @@
 import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../service/records.js';
 import type { ChangeSet } from './change-set.js';
 import type { PendingLayer, PendingMap } from './pending.js';
-import type { CounterName, StoreTx } from './store.js';
+import type { CounterName, StoreTx } from '../service/store-port.js';
 import { TableOverlay, type Table } from './table.js';
 
 class KvOverlay<K, V> {

@@ -18,7 +18,7 @@ import type { ChangeSet, StoreData } from '../../src/store/change-set.js';
 import { CorruptFileError } from '../../src/store/journal.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { openPersistentStore, type PersistentStore } from '../../src/store/persistent-store.js';
-import type { StoreTx } from '../../src/store/store.js';
+import type { StoreTx } from '../../src/service/store-port.js';
 import { SimFs, seeded, type Rng } from './sim-fs.js';
 
 const SEED = 20261123;

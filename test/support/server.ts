@@ -10,7 +10,7 @@ import { createLogger } from '../../src/logger.js';
 import { createServices, type Services } from '../../src/service/services.js';
 import type { Plan, Role } from '../../src/service/records.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/service/store-port.js';
 import { RateLimiter } from '../../src/limits/rate-limiter.js';
 import { RedisLimiter } from '../../src/limits/redis/redis-limiter.js';
 import { Api } from './http.js';

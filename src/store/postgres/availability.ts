@@ -6,7 +6,7 @@
  * answers; then the outage ends (logged once) and requests go through again. Nothing restarts.
  */
 import { ServiceUnavailableError } from '../../service/errors.js';
-import type { StoreLogger } from '../open-store.js';
+import type { StoreLogger } from '../store-logger.js';
 import { isUnavailable } from './pg-errors.js';
 
 export interface Probe {

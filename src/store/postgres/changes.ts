@@ -7,7 +7,7 @@
  * are told to forget all once more: what changed meanwhile was not heard).
  */
 import pg from 'pg';
-import type { ChangeFeed, StoreChange } from '../store.js';
+import type { ChangeFeed, StoreChange } from '../../service/store-port.js';
 
 export const CHANNEL = 'petstore_changes';
 

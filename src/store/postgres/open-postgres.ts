@@ -4,7 +4,7 @@
  * message that names the variable and shows the URL without its password.
  */
 import pg from 'pg';
-import type { StoreLogger } from '../open-store.js';
+import type { StoreLogger } from '../store-logger.js';
 import { Availability } from './availability.js';
 import { PostgresChanges } from './changes.js';
 import { statements } from './statements.js';

@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
-import type { PetQuery, OrderQuery, PageQuery, Store, StoreTx } from '../store.js';
+import type { PetQuery, OrderQuery, PageQuery, Store, StoreTx } from '../../service/store-port.js';
 import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../../service/records.js';
 import { DomainError, ServiceUnavailableError } from '../../service/errors.js';
 import { Availability } from './availability.js';

@@ -9,7 +9,7 @@
  */
 import type { PoolClient } from 'pg';
 import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../../service/records.js';
-import type { CounterName, StoreTx } from '../store.js';
+import type { CounterName, StoreTx } from '../../service/store-port.js';
 import * as row from './rows.js';
 import type { Prepare } from './statements.js';
 

@@ -1,7 +1,8 @@
 /**
- * The store interface the service layer runs over. It is asynchronous and transactional so
- * that a database can stand behind it later; the in-memory store runs each transaction
- * atomically and in isolation (transactions are serialised, and commit is all-or-nothing).
+ * What the service layer needs of storage (the port): the engines in src/store implement it, and
+ * the services import nothing else of theirs. It is asynchronous and transactional so that a
+ * database can stand behind it (src/store/postgres does); the in-memory store runs each
+ * transaction atomically and in isolation (transactions are serialised, and commit is all-or-nothing).
  */
 import type {
   BanRecord,
@@ -11,7 +12,7 @@ import type {
   OrderRecord,
   PetRecord,
   PetStatus,
-} from '../service/records.js';
+} from './records.js';
 
 export type CounterName = 'pets' | 'categories' | 'orders' | 'keys';
 
