@@ -1,5 +1,5 @@
 /**
- * A data directory with N pets, written directly in the snapshot format (src/store/snapshot.ts's
+ * A data directory with N pets, written directly in the snapshot format (src/store/data-dir/snapshot.ts's
  * writer, no server, a few seconds for 1,000,000): 10 categories, names of two or three
  * syllables and a suffix ("Belmari the Brave"), so that substrings have the spread of real
  * names, plus a rare one ("Zyzzyva <n>") on one pet in every 100,000. Statuses cycle available,
@@ -7,7 +7,7 @@
  *
  * `padJournal` writes journal entries that write existing pets again (changing nothing) until the
  * journal holds half the snapshot's size: a server's background snapshot waits for that (see
- * src/store/persistent-store.ts), so the next PETSTORE_SNAPSHOT_EVERY writes start one.
+ * src/store/data-dir/persistent-store.ts), so the next PETSTORE_SNAPSHOT_EVERY writes start one.
  *
  *   npx tsx bench/scale-fixture.ts <empty directory> [pets]
  */
@@ -15,11 +15,11 @@ import { closeSync, fsyncSync, openSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PetRecord, PetStatus } from '../src/service/records.js';
-import type { StoreData } from '../src/store/change-set.js';
-import { nodeFs } from '../src/store/fs.js';
-import { encodeEntry } from '../src/store/journal-format.js';
-import { JOURNAL_FILE, SNAPSHOT_FILE } from '../src/store/load.js';
-import { sourceOf, writeSnapshot } from '../src/store/snapshot.js';
+import type { StoreData } from '../src/store/memory/change-set.js';
+import { nodeFs } from '../src/store/data-dir/fs.js';
+import { encodeEntry } from '../src/store/data-dir/journal-format.js';
+import { JOURNAL_FILE, SNAPSHOT_FILE } from '../src/store/data-dir/load.js';
+import { sourceOf, writeSnapshot } from '../src/store/data-dir/snapshot.js';
 
 const SYLLABLES = ['ba', 'bel', 'co', 'da', 'fi', 'go', 'ka', 'la', 'lu', 'ma', 'mi', 'mo', 'na', 'ni', 'po', 'ra', 'ri', 'ro', 'sa', 'si', 'ta', 'ti', 'to', 'va', 'zu', 'ch', 'sh', 'rex', 'max', 'bo'];
 const SUFFIXES = ['the Brave', 'the Quick', 'Junior', 'the Third', 'of Oakwood', 'Sparkle', 'Whiskers', 'Fluffy', 'Shadow', 'Biscuit'];

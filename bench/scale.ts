@@ -17,7 +17,7 @@ import autocannon from 'autocannon';
 import { copyFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { encodeCursor } from '../src/service/paging.js';
-import { SNAPSHOT_FILE } from '../src/store/load.js';
+import { SNAPSHOT_FILE } from '../src/store/data-dir/load.js';
 import { probeStall } from './hostile.js';
 import { measure, rotating, rotatingBody, type LoadOptions, type Measured } from './measure.js';
 import { stopChild, type Child } from './processes.js';

@@ -16,7 +16,7 @@ import { systemClock, type Clock } from '../src/service/clock.js';
 import { seedDemoData } from '../src/service/seed.js';
 import { PLAN_LIMITS } from '../src/service/keys.js';
 import { createServices } from '../src/service/services.js';
-import { MemoryStore, type StoreData } from '../src/store/memory-store.js';
+import { MemoryStore, type StoreData } from '../src/store/memory/memory-store.js';
 import { scenarioGate, type Scenario, type ScenarioState } from './scenario.js';
 import { mswHandlers, pageOrigin } from './handlers.js';
 import { browserStorage, type SavedStore } from './storage.js';

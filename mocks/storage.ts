@@ -2,7 +2,7 @@
  * `persist: true` in a browser: the mock store kept in localStorage, saved shortly after each
  * commit, so a reload finds the records it left. Outside a browser there is nothing to keep.
  */
-import type { StoreData } from '../src/store/memory-store.js';
+import type { StoreData } from '../src/store/memory/memory-store.js';
 
 export type SavedStore = StoreData;
 

@@ -2,7 +2,7 @@
  * Configuration, parsed and validated once from the environment (CONTRACT section 12).
  * A bad value stops start-up with a message that names the variable.
  */
-import { parseFailpoint, type FailpointSpec } from './store/failpoints.js';
+import { parseFailpoint, type FailpointSpec } from './store/data-dir/failpoints.js';
 
 export interface Config {
   port: number;

@@ -2,7 +2,7 @@
  * The composition root: read config, build the store, services and app, listen, and shut
  * down gracefully on SIGTERM/SIGINT (stop accepting, finish requests in flight, close the store).
  * The store holds the data directory's lock from start-up to exit; a fatal storage error (see
- * src/store/journal.ts) exits at once, answering nothing more.
+ * src/store/data-dir/journal.ts) exits at once, answering nothing more.
  */
 import './production-mode.js';
 import { createServer } from 'node:http';
@@ -16,8 +16,8 @@ import { systemClock } from './service/clock.js';
 import { seedDemoData } from './service/seed.js';
 import { createServices } from './service/services.js';
 import { ServiceUnavailableError } from './service/errors.js';
-import { CorruptFileError } from './store/journal.js';
-import { DirectoryLockedError } from './store/lock.js';
+import { CorruptFileError } from './store/data-dir/journal.js';
+import { DirectoryLockedError } from './store/data-dir/lock.js';
 import { openStore, type OpenedStore } from './store/open-store.js';
 import { RateLimiter } from './limits/rate-limiter.js';
 import type { Logger } from './logger.js';

@@ -1,5 +1,5 @@
 /** One line of record counts, as verify, snapshot and import print them. */
-import type { StoreData } from '../store/change-set.js';
+import type { StoreData } from '../store/memory/change-set.js';
 
 export function countsLine(d: StoreData): string {
   const c = d.counters;

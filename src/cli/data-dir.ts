@@ -3,7 +3,7 @@
  * commands that write.
  */
 import { statSync } from 'node:fs';
-import { acquireLock, lockHolder, type DataDirLock } from '../store/lock.js';
+import { acquireLock, lockHolder, type DataDirLock } from '../store/data-dir/lock.js';
 
 export class CliError extends Error {}
 

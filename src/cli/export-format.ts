@@ -6,7 +6,7 @@
  * the line of the first problem.
  */
 import { PET_STATUSES, PLANS, ROLES } from '../service/records.js';
-import { COUNTER_NAMES, emptyCounters, type StoreData } from '../store/change-set.js';
+import { COUNTER_NAMES, emptyCounters, type StoreData } from '../store/memory/change-set.js';
 
 const SECTIONS = { pet: 'pets', category: 'categories', order: 'orders', key: 'keys', ban: 'bans', idempotency: 'idempotency' } as const;
 type RecordType = keyof typeof SECTIONS;

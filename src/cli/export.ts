@@ -6,9 +6,9 @@ import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { rename, unlink } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
-import type { StoreData } from '../store/change-set.js';
-import { nodeFs } from '../store/fs.js';
-import { loadDataDir } from '../store/load.js';
+import type { StoreData } from '../store/memory/change-set.js';
+import { nodeFs } from '../store/data-dir/fs.js';
+import { loadDataDir } from '../store/data-dir/load.js';
 import { requireDir } from './data-dir.js';
 import { exportLines } from './export-format.js';
 

@@ -2,8 +2,8 @@
  * `petstore <command>`: the command line for a stopped data directory (CONTRACT section 10).
  * Exits 0 on success; 1 with a message naming the file or directory on failure; 2 on bad usage.
  */
-import { CorruptFileError } from '../store/journal.js';
-import { DirectoryLockedError } from '../store/lock.js';
+import { CorruptFileError } from '../store/data-dir/journal.js';
+import { DirectoryLockedError } from '../store/data-dir/lock.js';
 import { USAGE, UsageError, parseArgs, type Args } from './args.js';
 import { CliError, heldWarning } from './data-dir.js';
 import { exportData } from './export.js';

@@ -2,7 +2,7 @@
  * `petstore snapshot`: opens the directory as a server would (holding its lock), then closes it,
  * which writes a fresh snapshot and empties the journal.
  */
-import { openPersistentStore } from '../store/persistent-store.js';
+import { openPersistentStore } from '../store/data-dir/persistent-store.js';
 import { countsLine } from './counts.js';
 import { lockForWriting } from './data-dir.js';
 

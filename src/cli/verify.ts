@@ -3,8 +3,8 @@
  * checksum and that every entry replays, and changes nothing (not even a torn tail).
  */
 import { join } from 'node:path';
-import { nodeFs } from '../store/fs.js';
-import { JOURNAL_FILE, SNAPSHOT_FILE, loadDataDir } from '../store/load.js';
+import { nodeFs } from '../store/data-dir/fs.js';
+import { JOURNAL_FILE, SNAPSHOT_FILE, loadDataDir } from '../store/data-dir/load.js';
 import { countsLine } from './counts.js';
 import { requireDir } from './data-dir.js';
 

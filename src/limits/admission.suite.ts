@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { BanService } from '../service/bans.js';
 import { KeyService } from '../service/keys.js';
 import type { Principal } from '../service/records.js';
-import { MemoryStore } from '../store/memory-store.js';
+import { MemoryStore } from '../store/memory/memory-store.js';
 import { Admission, type BanThresholds, type Verdict } from './admission.js';
 import type { Clock as LimiterClock } from '../service/clock.js';
 import type { Limiter } from './limiter.js';

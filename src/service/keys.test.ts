@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryStore } from '../store/memory-store.js';
+import { MemoryStore } from '../store/memory/memory-store.js';
 import { AUTH_CACHE_ENTRIES, AUTH_CACHE_MS, KeyService } from './keys.js';
 import { UnauthenticatedError } from './errors.js';
 import type { Principal } from './records.js';

@@ -4,7 +4,7 @@
  * that a pet created `available` always has the status its stock and open orders imply).
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryStore } from '../store/memory-store.js';
+import { MemoryStore } from '../store/memory/memory-store.js';
 import {
   MAX_STOCK,
   initialStock,

@@ -3,7 +3,7 @@
  * makes (Store.changes: PostgreSQL's LISTEN/NOTIFY), and read every time while it cannot.
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryStore } from '../store/memory-store.js';
+import { MemoryStore } from '../store/memory/memory-store.js';
 import type { ChangeFeed, StoreChange } from './store-port.js';
 import { BanService } from './bans.js';
 import { AUTH_CACHE_LISTENING_MS, AUTH_CACHE_MS, KeyService } from './keys.js';

@@ -4,7 +4,7 @@
  * nothing, and concurrent orders never oversell).
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { MemoryStore } from '../store/memory-store.js';
+import { MemoryStore } from '../store/memory/memory-store.js';
 import {
   CategoryInUseError,
   DomainError,

@@ -5,12 +5,12 @@
  * snapshots are logged here, each once.
  */
 import { mkdirSync } from 'node:fs';
-import type { FatalStorageError } from './faults.js';
-import { failpointAt, type FailpointSpec } from './failpoints.js';
-import { DATA_DIR_MODE } from './fs.js';
-import { acquireLock, DirectoryLockedError, type DataDirLock } from './lock.js';
-import { MemoryStore } from './memory-store.js';
-import { openPersistentStore } from './persistent-store.js';
+import type { FatalStorageError } from './data-dir/faults.js';
+import { failpointAt, type FailpointSpec } from './data-dir/failpoints.js';
+import { DATA_DIR_MODE } from './data-dir/fs.js';
+import { acquireLock, DirectoryLockedError, type DataDirLock } from './data-dir/lock.js';
+import { MemoryStore } from './memory/memory-store.js';
+import { openPersistentStore } from './data-dir/persistent-store.js';
 import type { Store } from '../service/store-port.js';
 import type { StoreLogger } from './store-logger.js';
 
@@ -29,7 +29,7 @@ export interface StoreOptions {
   snapshotEvery?: number;
   failpoint?: FailpointSpec;
   logger: StoreLogger;
-  /** The process must stop at once without answering the writes in flight (see journal.ts). */
+  /** The process must stop at once without answering the writes in flight (see data-dir/journal.ts). */
   onFatal: (err: FatalStorageError | DirectoryLockedError) => void;
 }
 

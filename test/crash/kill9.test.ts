@@ -20,7 +20,7 @@ import { expectFilesUnchanged, filesOf } from '../support/files.js';
 import { LISTENING, ServerProcess, call, exitWithin, type Reply } from '../support/process.js';
 import { createServices } from '../../src/service/services.js';
 import type { Principal } from '../../src/service/records.js';
-import { openPersistentStore } from '../../src/store/persistent-store.js';
+import { openPersistentStore } from '../../src/store/data-dir/persistent-store.js';
 
 const HARD_TIMEOUT_MS = 20_000;
 const ADMIN_KEY = 'psk_enterprise_Kill9AdminKey0123456789abcdefghijKLMNOPQ';

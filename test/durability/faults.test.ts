@@ -16,9 +16,9 @@ import { readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'no
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServiceUnavailableError } from '../../src/service/errors.js';
-import { FatalStorageError } from '../../src/store/faults.js';
-import { readJournal } from '../../src/store/journal.js';
-import { JOURNAL_FILE, SNAPSHOT_FILE } from '../../src/store/persistent-store.js';
+import { FatalStorageError } from '../../src/store/data-dir/faults.js';
+import { readJournal } from '../../src/store/data-dir/journal.js';
+import { JOURNAL_FILE, SNAPSHOT_FILE } from '../../src/store/data-dir/persistent-store.js';
 import { FaultyFs } from './faulty-fs.js';
 import { admin, cleanUp, crashImage, eventually, namesAfterRestart, openStore, tempDir } from './support.js';
 

@@ -5,7 +5,7 @@
  * fires `times` times (default: until `heal`). A failing write may first write some bytes, as a
  * short write on a filling disk does.
  */
-import { nodeFs, type FileHandle, type FileSystem, type OpenMode } from '../../src/store/fs.js';
+import { nodeFs, type FileHandle, type FileSystem, type OpenMode } from '../../src/store/data-dir/fs.js';
 
 export type FsOp = 'open' | 'write' | 'datasync' | 'sync' | 'truncate' | 'stat' | 'readFile' | 'rename' | 'unlink' | 'mkdir' | 'access';
 

@@ -14,10 +14,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ServiceUnavailableError } from '../../src/service/errors.js';
-import type { ChangeSet, StoreData } from '../../src/store/change-set.js';
-import { CorruptFileError } from '../../src/store/journal.js';
-import { MemoryStore } from '../../src/store/memory-store.js';
-import { openPersistentStore, type PersistentStore } from '../../src/store/persistent-store.js';
+import type { ChangeSet, StoreData } from '../../src/store/memory/change-set.js';
+import { CorruptFileError } from '../../src/store/data-dir/journal.js';
+import { MemoryStore } from '../../src/store/memory/memory-store.js';
+import { openPersistentStore, type PersistentStore } from '../../src/store/data-dir/persistent-store.js';
 import type { StoreTx } from '../../src/service/store-port.js';
 import { SimFs, seeded, type Rng } from './sim-fs.js';
 

@@ -12,7 +12,7 @@
  * - The test picks the operation at which the power goes: from then on nothing completes.
  */
 import { basename, dirname } from 'node:path';
-import type { FileHandle, FileStat, FileSystem, OpenMode } from '../../src/store/fs.js';
+import type { FileHandle, FileStat, FileSystem, OpenMode } from '../../src/store/data-dir/fs.js';
 import { errno } from './faulty-fs.js';
 
 type DataOp = { kind: 'write'; pos: number; bytes: Buffer } | { kind: 'truncate'; len: number };

@@ -7,10 +7,10 @@ import { copyFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { PetRecord } from '../../src/service/records.js';
-import type { StoreData } from '../../src/store/change-set.js';
-import { nodeFs } from '../../src/store/fs.js';
-import { openPersistentStore, SNAPSHOT_FILE } from '../../src/store/persistent-store.js';
-import { sourceOf, writeSnapshot } from '../../src/store/snapshot.js';
+import type { StoreData } from '../../src/store/memory/change-set.js';
+import { nodeFs } from '../../src/store/data-dir/fs.js';
+import { openPersistentStore, SNAPSHOT_FILE } from '../../src/store/data-dir/persistent-store.js';
+import { sourceOf, writeSnapshot } from '../../src/store/data-dir/snapshot.js';
 
 /** What four writers saw over a window. */
 export interface LoadFigures {

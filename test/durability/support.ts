@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Principal } from '../../src/service/records.js';
 import { createServices, type Services } from '../../src/service/services.js';
-import type { FatalStorageError } from '../../src/store/faults.js';
-import type { FileSystem } from '../../src/store/fs.js';
-import { openPersistentStore, type OutageEvent, type PersistenceOptions, type PersistentStore } from '../../src/store/persistent-store.js';
+import type { FatalStorageError } from '../../src/store/data-dir/faults.js';
+import type { FileSystem } from '../../src/store/data-dir/fs.js';
+import { openPersistentStore, type OutageEvent, type PersistenceOptions, type PersistentStore } from '../../src/store/data-dir/persistent-store.js';
 
 export const admin: Principal = { keyId: 0, role: 'admin', plan: 'enterprise', perMinute: 1e4, perDay: 1e7 };
 export const clock = { now: () => Date.parse('2026-11-23T12:00:00Z') };

@@ -14,7 +14,7 @@ import { loadContract } from '../../src/contract/openapi.js';
 import { RateLimiter } from '../../src/limits/rate-limiter.js';
 import { PLAN_LIMITS } from '../../src/service/keys.js';
 import { createServices } from '../../src/service/services.js';
-import { MemoryStore } from '../../src/store/memory-store.js';
+import { MemoryStore } from '../../src/store/memory/memory-store.js';
 
 const ADMIN = 'psk_enterprise_ParityAdminKey00000000000000000000';
 const CUSTOMER = 'psk_free_ParityCustomerKey00000000000000000000';

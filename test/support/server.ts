@@ -9,7 +9,7 @@ import { loadContract } from '../../src/contract/openapi.js';
 import { createLogger } from '../../src/logger.js';
 import { createServices, type Services } from '../../src/service/services.js';
 import type { Plan, Role } from '../../src/service/records.js';
-import { MemoryStore } from '../../src/store/memory-store.js';
+import { MemoryStore } from '../../src/store/memory/memory-store.js';
 import type { Store } from '../../src/service/store-port.js';
 import { RateLimiter } from '../../src/limits/rate-limiter.js';
 import { RedisLimiter } from '../../src/limits/redis/redis-limiter.js';

@@ -7,7 +7,7 @@ import { startRedis, type RedisEngine } from '../../../test/engines/redis.js';
 import { BanService } from '../../service/bans.js';
 import { KeyService } from '../../service/keys.js';
 import type { Principal } from '../../service/records.js';
-import { MemoryStore } from '../../store/memory-store.js';
+import { MemoryStore } from '../../store/memory/memory-store.js';
 import { Admission } from '../admission.js';
 import { admissionSuite } from '../admission.suite.js';
 import type { Clock } from '../../service/clock.js';

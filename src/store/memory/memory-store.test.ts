@@ -5,11 +5,11 @@
  * takes every write built on it down with it; ids are skipped, never reused.
  */
 import { describe, expect, it } from 'vitest';
-import { ServiceUnavailableError } from '../service/errors.js';
-import type { Category, OrderRecord, PetRecord, PetStatus } from '../service/records.js';
+import { ServiceUnavailableError } from '../../service/errors.js';
+import type { Category, OrderRecord, PetRecord, PetStatus } from '../../service/records.js';
 import { MemoryStore, type ChangeSet, type CommitLog } from './memory-store.js';
-import type { PetQuery } from '../service/store-port.js';
-import { longestHold } from '../../test/support/event-loop-hold.js';
+import type { PetQuery } from '../../service/store-port.js';
+import { longestHold } from '../../../test/support/event-loop-hold.js';
 
 /** A log whose appends wait until the test settles them. */
 class ManualLog implements CommitLog {

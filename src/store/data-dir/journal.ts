@@ -12,7 +12,7 @@
  * finds the batch either whole or torn, never half-acknowledged.
  */
 import { dirname } from 'node:path';
-import type { ChangeSet, CommitLog } from './memory-store.js';
+import type { ChangeSet, CommitLog } from '../memory/memory-store.js';
 import { FatalStorageError, isOutage, unavailable, vanished, type OutageInfo } from './faults.js';
 import type { Failpoint } from './failpoints.js';
 import { bytesWrittenBefore, errnoOf, syncDir, type FileHandle, type FileSystem } from './fs.js';

@@ -16,7 +16,7 @@ import type { Failpoint } from './failpoints.js';
 import { Journal } from './journal.js';
 import { Mutex } from './mutex.js';
 import { JOURNAL_FILE, SNAPSHOT_FILE, loadDataDir } from './load.js';
-import type { CommitLog, MemoryStore } from './memory-store.js';
+import type { CommitLog, MemoryStore } from '../memory/memory-store.js';
 import { OutageMonitor, type OutageEvent } from './outage.js';
 import { writeSnapshot, type SnapshotSource } from './snapshot.js';
 import { collectGarbage } from './collect-garbage.js';

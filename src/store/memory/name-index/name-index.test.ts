@@ -7,11 +7,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { PetRecord, PetStatus } from '../service/records.js';
-import type { StoreData } from './change-set.js';
-import { MemoryStore, type ChangeSet, type CommitLog } from './memory-store.js';
-import type { PetQuery } from '../service/store-port.js';
-import { longestHold } from '../../test/support/event-loop-hold.js';
+import type { PetRecord, PetStatus } from '../../../service/records.js';
+import type { StoreData } from '../change-set.js';
+import { MemoryStore, type ChangeSet, type CommitLog } from '../memory-store.js';
+import type { PetQuery } from '../../../service/store-port.js';
+import { longestHold } from '../../../../test/support/event-loop-hold.js';
 
 const STATUSES: PetStatus[] = ['available', 'pending', 'sold'];
 /** Units chosen to collide: case pairs, 'İ' (lower-cases to two units), 'ß', an astral emoji, NUL. */

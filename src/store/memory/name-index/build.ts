@@ -8,8 +8,8 @@
  * The build is a generator that stops after every CHUNK records, so that a large one can run in
  * slices between other work (name-index.ts); `buildPostings` runs it to the end at once.
  */
-import { isAscii, trigramKey, trigramKeys, unitAt, unitsOf } from './name-index-keys.js';
-import { PostingList } from './name-index-postings.js';
+import { isAscii, trigramKey, trigramKeys, unitAt, unitsOf } from './keys.js';
+import { PostingList } from './postings.js';
 
 export interface NameRecord {
   id: number;

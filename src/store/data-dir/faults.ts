@@ -5,7 +5,7 @@
  * PostgreSQL: after a failed fsync the kernel may have dropped the very pages it failed to write,
  * so the process stops rather than guess what is on disk.
  */
-import { ServiceUnavailableError } from '../service/errors.js';
+import { ServiceUnavailableError } from '../../service/errors.js';
 import { errnoOf } from './fs.js';
 
 const OUTAGE_CODES = new Set([

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import type { FileSystem } from './fs.js';
 import { CorruptFileError, parseJournal } from './journal-format.js';
-import { MemoryStore } from './memory-store.js';
+import { MemoryStore } from '../memory/memory-store.js';
 import { parseSnapshot } from './snapshot.js';
 
 export const SNAPSHOT_FILE = 'snapshot.json';

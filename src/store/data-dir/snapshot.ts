@@ -14,11 +14,11 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { StoreData } from './change-set.js';
+import type { StoreData } from '../memory/change-set.js';
 import type { Failpoint } from './failpoints.js';
 import { syncDir, type FileSystem } from './fs.js';
 import { CorruptFileError } from './journal-format.js';
-import type { CounterName } from '../service/store-port.js';
+import type { CounterName } from '../../service/store-port.js';
 
 const FORMAT = 'petstore-snapshot';
 /** The header line is padded to this many bytes, so it can be written last, in place. */

@@ -1,7 +1,7 @@
 /** A posting list against a plain sorted array: adds in any order, deletes, seeks, ids past 2^32. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PostingList } from './name-index-postings.js';
+import { PostingList } from './postings.js';
 
 const idArb = fc.oneof(fc.integer({ min: 1, max: 200 }), fc.integer({ min: 2 ** 32 - 3, max: 2 ** 32 + 3 }));
 

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CorruptFileError } from './journal.js';
-import type { StoreData } from './memory-store.js';
-import type { PetRecord } from '../service/records.js';
+import type { StoreData } from '../memory/memory-store.js';
+import type { PetRecord } from '../../service/records.js';
 import { nodeFs } from './fs.js';
 import { readSnapshot, sourceOf, writeSnapshot as writeSource } from './snapshot.js';
 

@@ -2,10 +2,10 @@
  * One transaction's view of the store: overlays that collect its writes over the pending layer
  * over the durable tables, the StoreTx the service layer calls, and the change set it made.
  */
-import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../service/records.js';
+import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../../service/records.js';
 import type { ChangeSet } from './change-set.js';
 import type { PendingLayer, PendingMap } from './pending.js';
-import type { CounterName, StoreTx } from '../service/store-port.js';
+import type { CounterName, StoreTx } from '../../service/store-port.js';
 import { TableOverlay, type Table } from './table.js';
 
 class KvOverlay<K, V> {

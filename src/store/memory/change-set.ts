@@ -4,8 +4,8 @@
  * twice, or over a state that already holds some of it, gives the same result: journal replay
  * over a snapshot taken while writes went on relies on that.
  */
-import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../service/records.js';
-import type { CounterName } from '../service/store-port.js';
+import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../../service/records.js';
+import type { CounterName } from '../../service/store-port.js';
 
 export interface StoreData {
   pets: PetRecord[];

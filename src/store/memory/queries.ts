@@ -5,9 +5,9 @@
  * moves the walk on), and only an id all of them hold is fetched and checked in full. So a page
  * costs about O(matches in the page x sources x log), whatever the number of pets.
  */
-import type { OrderRecord, PetRecord } from '../service/records.js';
-import type { NameIndex } from './name-index.js';
-import type { OrderQuery, PetQuery } from '../service/store-port.js';
+import type { OrderRecord, PetRecord } from '../../service/records.js';
+import type { NameIndex } from './name-index/name-index.js';
+import type { OrderQuery, PetQuery } from '../../service/store-port.js';
 import type { IndexKey, Table } from './table.js';
 
 /** An ascending id list a walk can seek in (SortedIds, the name index's PostingList). */

@@ -11,7 +11,7 @@ import { crc32 } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { nodeFs } from './fs.js';
 import { CorruptFileError, Journal, encodeEntry, readJournal, type JournalEntry } from './journal.js';
-import type { ChangeSet } from './memory-store.js';
+import type { ChangeSet } from '../memory/memory-store.js';
 
 let dir: string;
 let file: string;

@@ -15,11 +15,11 @@
  * A large table's index is built in the background (`rebuildInBackground`): the table's changes
  * meanwhile wait in a backlog, and readers wait for `ready()`.
  */
-import { buildPostings, buildSteps, type NameRecord } from './name-index-build.js';
-import { SENTINEL, trigramKey, trigramKeys, unitsOf } from './name-index-keys.js';
-import { PostingList } from './name-index-postings.js';
-import type { DerivedIndex } from './table.js';
-import { TimeSlices } from './time-slices.js';
+import { buildPostings, buildSteps, type NameRecord } from './build.js';
+import { SENTINEL, trigramKey, trigramKeys, unitsOf } from './keys.js';
+import { PostingList } from './postings.js';
+import type { DerivedIndex } from '../table.js';
+import { TimeSlices } from '../time-slices.js';
 
 /** The keys of the prefix maps: one unit, or two (a different range, so they never collide). */
 const prefix1Key = (a: number) => a;

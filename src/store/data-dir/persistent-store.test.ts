@@ -14,12 +14,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { expectFilesUnchanged, filesOf } from '../../test/support/files.js';
-import { IdempotencyKeyReusedError } from '../service/errors.js';
-import type { Principal } from '../service/records.js';
-import { createServices, type Services } from '../service/services.js';
+import { expectFilesUnchanged, filesOf } from '../../../test/support/files.js';
+import { IdempotencyKeyReusedError } from '../../service/errors.js';
+import type { Principal } from '../../service/records.js';
+import { createServices, type Services } from '../../service/services.js';
 import { CorruptFileError, encodeEntry, readJournal } from './journal.js';
-import type { StoreData } from './memory-store.js';
+import type { StoreData } from '../memory/memory-store.js';
 import { JOURNAL_FILE, SNAPSHOT_FILE, openPersistentStore, type PersistenceOptions, type PersistentStore } from './persistent-store.js';
 import { readSnapshot } from './snapshot.js';
 

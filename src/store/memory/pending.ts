@@ -4,7 +4,7 @@
  * Each key remembers the latest commit that wrote it, so settling an older commit leaves a newer
  * pending write in place.
  */
-import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../service/records.js';
+import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../../service/records.js';
 import type { ChangeSet } from './change-set.js';
 
 export class PendingMap<K, V> {

@@ -4,13 +4,13 @@
  * against overlays; readers see only durable state. With a CommitLog (the journal) a change set
  * reaches the tables only once the log has made it durable; without one it is applied at once.
  */
-import { ServiceUnavailableError } from '../service/errors.js';
-import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../service/records.js';
+import { ServiceUnavailableError } from '../../service/errors.js';
+import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../../service/records.js';
 import { emptyCounters, raiseCounters, type ChangeSet, type StoreData } from './change-set.js';
-import { NameIndex } from './name-index.js';
+import { NameIndex } from './name-index/name-index.js';
 import { PendingLayer } from './pending.js';
 import { countByName, orderFilters, queryOrders, queryPets, take } from './queries.js';
-import type { CounterName, OrderQuery, PageQuery, PetQuery, Store, StoreTx } from '../service/store-port.js';
+import type { CounterName, OrderQuery, PageQuery, PetQuery, Store, StoreTx } from '../../service/store-port.js';
 import { Table } from './table.js';
 import { TimeSlices } from './time-slices.js';
 import { TransactionView } from './transaction-view.js';

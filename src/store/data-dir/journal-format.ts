@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
-import type { ChangeSet } from './change-set.js';
+import type { ChangeSet } from '../memory/change-set.js';
 
 const HEADER = 8;
 
