@@ -10,6 +10,7 @@ import { createAjv, operationsOf, type OpenApiDoc } from '../contract/openapi.js
 import { MethodNotAllowedError, NotFoundError } from '../service/errors.js';
 import type { Services } from '../service/services.js';
 import type { Clock } from '../service/clock.js';
+import { replaysRefusal } from '../service/idempotency.js';
 import type { Admit } from './admission.js';
 import { deprecationHeaders, sunsetGate } from './deprecation.js';
 import { errorResponse } from './error-map.js';
@@ -47,9 +48,6 @@ export interface Routes {
   /** The methods of the contract path that matches `path` (undefined for a path not in it). */
   methodsAt(path: string): string[] | undefined;
 }
-
-/** Idempotency outcomes recorded for replay: responses of requests that reached the service. */
-const RECORDED_ERRORS = new Set([404, 409, 422]);
 
 export function compileRoutes(opts: OperationsOptions): Routes {
   const { doc, handlers, services } = opts;
@@ -153,7 +151,7 @@ async function runIdempotent(x: Exchange, services: Services, body: unknown, run
       return { outcome: { status: x.status, body: x.replayBody ?? x.body, location: x.headers.location ?? '' }, record: true };
     } catch (err) {
       const res = errorResponse(err);
-      if (!RECORDED_ERRORS.has(res.status)) throw err;
+      if (!replaysRefusal(res.body.code)) throw err;
       return { outcome: { status: res.status, body: res.body, location: '' }, record: true };
     }
   });

@@ -7,6 +7,7 @@ import { DomainError, NotFoundError, type ErrorCode } from '../service/errors.js
 import type { NewCategory } from '../service/categories.js';
 import type { NewOrder } from '../service/orders.js';
 import type { NewPet, PetPatch } from '../service/pets.js';
+import { replaysRefusal } from '../service/idempotency.js';
 import {
   toInventoryItem,
   type Category,
@@ -15,7 +16,6 @@ import {
   type Pet,
   type PetStatus,
 } from '../service/records.js';
-import { STATUS_OF } from '../api/error-map.js';
 import { connection, type Connection } from './connection.js';
 import type { GraphQLContext } from './context.js';
 import { bodyId, pageOf, parseId, toOptionalStatus, toStatuses, withId, type InputChecker } from './inputs.js';
@@ -38,9 +38,6 @@ class ReplayedError extends DomainError {
     super(message);
   }
 }
-
-/** Idempotent outcomes recorded for replay: success and the errors of requests that reached the service. */
-const RECORDED_STATUSES = new Set([404, 409, 422]);
 
 export function createResolvers(inputs: InputChecker): IResolvers<unknown, GraphQLContext> {
   const toNewPet = (input: Args): NewPet =>
@@ -120,7 +117,7 @@ export function createResolvers(inputs: InputChecker): IResolvers<unknown, Graph
         try {
           return { outcome: { order: await services.orders.place(principal, order) }, record: true };
         } catch (err) {
-          if (err instanceof DomainError && RECORDED_STATUSES.has(STATUS_OF[err.code])) {
+          if (err instanceof DomainError && replaysRefusal(err.code)) {
             return { outcome: { error: { code: err.code, message: err.message } }, record: true };
           }
           throw err;

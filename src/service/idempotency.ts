@@ -4,13 +4,51 @@
  * each surface records what it needs to replay its own response, and a fingerprint (SHA-256)
  * of what was asked (surface, operation, body) tells a repeat from a reuse.
  */
-import { IdempotencyKeyReusedError } from './errors.js';
+import { IdempotencyKeyReusedError, type ErrorCode } from './errors.js';
 import { sha256Hex } from './secrets.js';
 import type { Clock } from './clock.js';
 import type { IdempotencyRecord } from './records.js';
 import type { Store } from './store-port.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Which refusals an idempotent request records, so that a repeat gets the same answer: those of a
+ * request the service decided (what it asked for is missing, or conflicts with the store). The
+ * others (bad input, authentication, limits, an outage, a fault) are not recorded: a repeat runs
+ * again. One table for REST and GraphQL; a new code fails the type-check until it is listed here.
+ */
+const REPLAYED: Record<ErrorCode, boolean> = {
+  BAD_REQUEST: false,
+  VALIDATION_FAILED: false,
+  QUERY_TOO_COMPLEX: false,
+  UNAUTHENTICATED: false,
+  FORBIDDEN: false,
+  NOT_FOUND: true,
+  METHOD_NOT_ALLOWED: false,
+  CATEGORY_EXISTS: true,
+  CATEGORY_IN_USE: true,
+  PET_NOT_AVAILABLE: true,
+  INSUFFICIENT_STOCK: true,
+  ORDER_COMPLETE: true,
+  INVALID_TRANSITION: true,
+  PET_HAS_OPEN_ORDERS: true,
+  GONE: false,
+  PAYLOAD_TOO_LARGE: false,
+  UNSUPPORTED_MEDIA_TYPE: false,
+  UNKNOWN_CATEGORY: true,
+  UNKNOWN_PET: true,
+  IDEMPOTENCY_KEY_REUSED: true,
+  RATE_LIMITED: false,
+  KEY_BANNED: false,
+  SERVICE_UNAVAILABLE: false,
+  INTERNAL: false,
+};
+
+/** Whether a refusal with this code is recorded and replayed to a repeat of the request. */
+export function replaysRefusal(code: ErrorCode): boolean {
+  return REPLAYED[code];
+}
 
 export interface Attempt<T> {
   outcome: T;
