@@ -5,17 +5,10 @@
  * request, then failed). A request the limiter really refuses keeps its real answer.
  */
 import type { Gate } from '../src/api/admission.js';
-import { subjectOf, type Verdict } from '../src/limits/admission.js';
+import { keyBanned, keyOverLimit, subjectOf, type Verdict } from '../src/limits/admission.js';
 import type { Decision, RateLimiter } from '../src/limits/rate-limiter.js';
 import type { Clock } from '../src/service/clock.js';
-import {
-  InternalError,
-  KeyBannedError,
-  RateLimitedError,
-  ServiceUnavailableError,
-  UnauthenticatedError,
-  type DomainError,
-} from '../src/service/errors.js';
+import { cannotPersist, InternalError, INTERNAL_MESSAGE, UnauthenticatedError, type DomainError } from '../src/service/errors.js';
 import type { KeyService } from '../src/service/keys.js';
 import type { Principal } from '../src/service/records.js';
 
@@ -56,18 +49,16 @@ export function scenarioGate(admission: Gate, deps: ScenarioDeps): Gate {
       const limits = { perMinute: principal.perMinute, perDay: principal.perDay };
       if (code === 'RATE_LIMITED') {
         const decision = emptyMinute(limiter.peek(subjectOf(principal.keyId), limits), clock.now());
-        const refusal = new RateLimitedError(`This key is over its per-minute limit; retry after ${decision.retryAfter} s.`, decision.retryAfter!);
+        const refusal = keyOverLimit('minute', decision.retryAfter!);
         return { principal, decision, refusal };
       }
       if (code === 'KEY_BANNED') {
-        const until = new Date(clock.now() + deps.banSeconds * 1000).toISOString();
-        const refusal = new KeyBannedError(`This key is banned for repeated requests over its limit until ${until}.`, deps.banSeconds);
+        const refusal = keyBanned(clock.now() + deps.banSeconds * 1000, deps.banSeconds);
         return { principal, decision: limiter.peek(subjectOf(principal.keyId), limits), refusal };
       }
       const verdict: Verdict = await admission.admit(secret, address);
       if (verdict.refusal) return verdict;
-      const failure: DomainError =
-        code === 'INTERNAL' ? new InternalError('Something went wrong on our side.') : new ServiceUnavailableError('The store cannot serve requests right now.');
+      const failure: DomainError = code === 'INTERNAL' ? new InternalError(INTERNAL_MESSAGE) : cannotPersist();
       return { ...verdict, refusal: failure };
     },
   };

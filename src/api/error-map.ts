@@ -7,6 +7,7 @@ import {
   DomainError,
   MethodNotAllowedError,
   RetryLaterError,
+  INTERNAL_MESSAGE,
   type ErrorCode,
   type ErrorDetail,
 } from '../service/errors.js';
@@ -76,7 +77,7 @@ export function errorResponse(err: unknown): ErrorResponse {
     const message = (err as { expose?: boolean }).expose ? (err as Error).message : defaultMessage(code);
     return { status, body: { code, message, status }, headers: {} };
   }
-  return { status: 500, body: { code: 'INTERNAL', message: 'Something went wrong on our side.', status: 500 }, headers: {} };
+  return { status: 500, body: { code: 'INTERNAL', message: INTERNAL_MESSAGE, status: 500 }, headers: {} };
 }
 
 /** The HTTP-level headers of a refusal, the same on REST and GraphQL. */

@@ -5,7 +5,7 @@
  */
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { DomainError, type ErrorCode } from '../service/errors.js';
+import { DomainError, INTERNAL_MESSAGE, type ErrorCode } from '../service/errors.js';
 import { STATUS_OF } from '../api/error-map.js';
 import { isTokenLimitError, TOO_MANY_TOKENS } from './token-limit.js';
 
@@ -47,7 +47,7 @@ export function mapError(error: unknown, formatted?: GraphQLFormattedError): Map
   if (code === 'BAD_REQUEST' || (httpStatus !== undefined && httpStatus >= 400 && httpStatus < 500)) {
     return { message, code: 'BAD_REQUEST', status: 400 };
   }
-  return { message: 'Something went wrong on our side.', code: 'INTERNAL', status: 500 };
+  return { message: INTERNAL_MESSAGE, code: 'INTERNAL', status: 500 };
 }
 
 /**

@@ -77,7 +77,7 @@ export class Admission {
       return {
         principal,
         decision: await limiter.peek(subject, limits),
-        refusal: new KeyBannedError(`This key is banned for repeated requests over its limit until ${new Date(bannedUntil).toISOString()}.`, retryAfter),
+        refusal: keyBanned(bannedUntil, retryAfter),
       };
     };
     const ban = await banned(false);
@@ -96,13 +96,19 @@ export class Admission {
     // The refusal that crosses the threshold is still RATE_LIMITED; it starts the ban (and the
     // limiter has already restarted the count).
     if (decision.startsBan) await bans.ban(principal.keyId);
-    const window = decision.binding.name === 'day' ? 'daily quota' : 'per-minute limit';
-    return {
-      principal,
-      decision,
-      refusal: new RateLimitedError(`This key is over its ${window}; retry after ${decision.retryAfter} s.`, decision.retryAfter!),
-    };
+    return { principal, decision, refusal: keyOverLimit(decision.binding.name, decision.retryAfter!) };
   }
+}
+
+/** The refusal of a key over its per-minute limit or its daily quota (`window`). */
+export function keyOverLimit(window: string, retryAfter: number): RateLimitedError {
+  const what = window === 'day' ? 'daily quota' : 'per-minute limit';
+  return new RateLimitedError(`This key is over its ${what}; retry after ${retryAfter} s.`, retryAfter);
+}
+
+/** The refusal of a banned key; `until` is when the ban ends (ms since the epoch). */
+export function keyBanned(until: number, retryAfter: number): KeyBannedError {
+  return new KeyBannedError(`This key is banned for repeated requests over its limit until ${new Date(until).toISOString()}.`, retryAfter);
 }
 
 /** The limiter subject of a key. */

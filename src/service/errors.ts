@@ -138,3 +138,11 @@ export class ServiceUnavailableError extends RetryLaterError {
 export class InternalError extends DomainError {
   readonly code = 'INTERNAL';
 }
+
+/** What a client is told of an unexpected failure: nothing of its cause. */
+export const INTERNAL_MESSAGE = 'Something went wrong on our side.';
+
+/** The refusal of a write the store cannot make durable now (a full disk, a read-only data directory). */
+export function cannotPersist(): ServiceUnavailableError {
+  return new ServiceUnavailableError('The store cannot persist writes right now.');
+}

@@ -5,7 +5,6 @@
  * PostgreSQL: after a failed fsync the kernel may have dropped the very pages it failed to write,
  * so the process stops rather than guess what is on disk.
  */
-import { ServiceUnavailableError } from '../../service/errors.js';
 import { errnoOf } from './fs.js';
 
 const OUTAGE_CODES = new Set([
@@ -55,9 +54,6 @@ export interface OutageInfo {
   code: string | undefined;
 }
 
-export function unavailable(): ServiceUnavailableError {
-  return new ServiceUnavailableError('The store cannot persist writes right now.');
-}
 
 /** An ENOENT error for a journal or directory that is no longer where it was. */
 export function vanished(path: string): Error {

@@ -13,7 +13,8 @@
  */
 import { dirname } from 'node:path';
 import type { ChangeSet, CommitLog } from '../memory/memory-store.js';
-import { FatalStorageError, isOutage, unavailable, vanished, type OutageInfo } from './faults.js';
+import { cannotPersist } from '../../service/errors.js';
+import { FatalStorageError, isOutage, vanished, type OutageInfo } from './faults.js';
 import type { Failpoint } from './failpoints.js';
 import { bytesWrittenBefore, errnoOf, syncDir, type FileHandle, type FileSystem } from './fs.js';
 import { encodeEntry } from './journal-format.js';
@@ -214,7 +215,7 @@ export class Journal implements CommitLog {
       return;
     }
     this.opts.onOutage({ step, code: errnoOf(err) });
-    for (const b of failed) b.fail(unavailable());
+    for (const b of failed) b.fail(cannotPersist());
   }
 
   private async cutBack(): Promise<void> {
@@ -224,7 +225,7 @@ export class Journal implements CommitLog {
   }
 
   private refusal(): Error {
-    return this.state === 'fatal' ? new FatalStorageError('journal', undefined, 'the journal failed and the process is stopping') : unavailable();
+    return this.state === 'fatal' ? new FatalStorageError('journal', undefined, 'the journal failed and the process is stopping') : cannotPersist();
   }
 
   // ---- outages (each runs inside `exclusive`) ------------------------------------------------
@@ -309,7 +310,7 @@ export class Journal implements CommitLog {
         early.splice(0, copied);
       }
       await this.mutex.run(async () => {
-        if (this.state !== 'open' || this.capture !== early) throw unavailable();
+        if (this.state !== 'open' || this.capture !== early) throw cannotPersist();
         const rest = early;
         this.capture = undefined;
         if (!tmp && rest.length === 0) return this.emptyInPlace();

@@ -4,7 +4,7 @@
  * against overlays; readers see only durable state. With a CommitLog (the journal) a change set
  * reaches the tables only once the log has made it durable; without one it is applied at once.
  */
-import { ServiceUnavailableError } from '../../service/errors.js';
+import { cannotPersist } from '../../service/errors.js';
 import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../../service/records.js';
 import { emptyCounters, raiseCounters, type ChangeSet, type StoreData } from './change-set.js';
 import { NameIndex } from './name-index/name-index.js';
@@ -297,7 +297,7 @@ export class MemoryStore implements Store {
       return { ok: true, result };
     }
     if (this.log.writable === false) {
-      return { ok: false, error: new ServiceUnavailableError('The store cannot persist writes right now.') };
+      return { ok: false, error: cannotPersist() };
     }
     raiseCounters(this.allocated, changes.counters);
     return { ok: true, result, after: this.publish(changes) };
