@@ -19,7 +19,7 @@ import type { StoreData } from '../src/store/memory/change-set.js';
 import { nodeFs } from '../src/store/data-dir/fs.js';
 import { encodeEntry } from '../src/store/data-dir/journal-format.js';
 import { JOURNAL_FILE, SNAPSHOT_FILE } from '../src/store/data-dir/load.js';
-import { sourceOf, writeSnapshot } from '../src/store/data-dir/snapshot.js';
+import { sourceOfData, writeSnapshot } from '../src/store/data-dir/snapshot.js';
 
 const SYLLABLES = ['ba', 'bel', 'co', 'da', 'fi', 'go', 'ka', 'la', 'lu', 'ma', 'mi', 'mo', 'na', 'ni', 'po', 'ra', 'ri', 'ro', 'sa', 'si', 'ta', 'ti', 'to', 'va', 'zu', 'ch', 'sh', 'rex', 'max', 'bo'];
 const SUFFIXES = ['the Brave', 'the Quick', 'Junior', 'the Third', 'of Oakwood', 'Sparkle', 'Whiskers', 'Fluffy', 'Shadow', 'Biscuit'];
@@ -58,7 +58,7 @@ function storeData(pets: PetRecord[]): StoreData {
 }
 
 export async function writeScaleFixture(dir: string, n: number): Promise<{ pets: number; snapshotBytes: number }> {
-  const snapshotBytes = await writeSnapshot(nodeFs, join(dir, SNAPSHOT_FILE), 0, sourceOf(storeData(scalePets(n))), { sliceMs: 100 });
+  const snapshotBytes = await writeSnapshot(nodeFs, join(dir, SNAPSHOT_FILE), 0, sourceOfData(storeData(scalePets(n))), { sliceMs: 100 });
   return { pets: n, snapshotBytes };
 }
 

@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 import { nodeFs, syncDir } from '../store/data-dir/fs.js';
 import { JOURNAL_FILE, SNAPSHOT_FILE, loadDataDir } from '../store/data-dir/load.js';
 import { LOCK_FILE } from '../store/data-dir/lock.js';
-import { sourceOf, writeSnapshot } from '../store/data-dir/snapshot.js';
+import { sourceOfData, writeSnapshot } from '../store/data-dir/snapshot.js';
 import { countsLine } from './counts.js';
 import { CliError, lockForWriting } from './data-dir.js';
 import { readExport } from './export-format.js';
@@ -32,7 +32,7 @@ export async function importData(dir: string, file: string, out: (line: string) 
     } catch (err) {
       throw new CliError(`${file}: ${(err as Error).message}`);
     }
-    await writeSnapshot(nodeFs, join(dir, SNAPSHOT_FILE), 0, sourceOf(data));
+    await writeSnapshot(nodeFs, join(dir, SNAPSHOT_FILE), 0, sourceOfData(data));
     const journal = await nodeFs.open(join(dir, JOURNAL_FILE), 'create');
     try {
       await journal.datasync();

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServiceUnavailableError } from '../../src/service/errors.js';
 import { FatalStorageError } from '../../src/store/data-dir/faults.js';
-import { readJournal } from '../../src/store/data-dir/journal.js';
+import { readJournal } from '../support/data-dir-files.js';
 import { JOURNAL_FILE, SNAPSHOT_FILE } from '../../src/store/data-dir/persistent-store.js';
 import { FaultyFs } from './faulty-fs.js';
 import { admin, cleanUp, crashImage, eventually, namesAfterRestart, openStore, tempDir } from './support.js';

@@ -10,7 +10,7 @@ import type { PetRecord } from '../../src/service/records.js';
 import type { StoreData } from '../../src/store/memory/change-set.js';
 import { nodeFs } from '../../src/store/data-dir/fs.js';
 import { openPersistentStore, SNAPSHOT_FILE } from '../../src/store/data-dir/persistent-store.js';
-import { sourceOf, writeSnapshot } from '../../src/store/data-dir/snapshot.js';
+import { sourceOfData, writeSnapshot } from '../../src/store/data-dir/snapshot.js';
 
 /** What four writers saw over a window. */
 export interface LoadFigures {
@@ -60,7 +60,7 @@ function figures(stall: number, latencies: number[]): LoadFigures {
 }
 
 export async function measureSnapshotStall(dir: string, pets: number, imageDir: string): Promise<StallFigures> {
-  await writeSnapshot(nodeFs, join(dir, SNAPSHOT_FILE), 0, sourceOf(storeWith(pets)), { sliceMs: 100 });
+  await writeSnapshot(nodeFs, join(dir, SNAPSHOT_FILE), 0, sourceOfData(storeWith(pets)), { sliceMs: 100 });
   let t = performance.now();
   const p = await openPersistentStore(dir, { snapshotEvery: Number.MAX_SAFE_INTEGER });
   const loadMs = performance.now() - t;

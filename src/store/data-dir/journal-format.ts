@@ -4,7 +4,6 @@
  * file, so a bad last entry is dropped as torn, while damage anywhere else is CorruptFileError
  * naming the file.
  */
-import { readFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { ChangeSet } from '../memory/change-set.js';
 
@@ -39,18 +38,6 @@ export interface ReadResult {
   /** Bytes of whole, valid entries; anything after them is a torn last entry. */
   validLength: number;
   torn: boolean;
-}
-
-/** Reads a journal file (a missing one is empty); a bad entry that is not the last throws CorruptFileError. */
-export function readJournal(file: string): ReadResult {
-  let buf: Buffer;
-  try {
-    buf = readFileSync(file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [], validLength: 0, torn: false };
-    throw err;
-  }
-  return parseJournal(file, buf);
 }
 
 /** The entries of journal bytes read from `file`; a bad entry that is not the last throws CorruptFileError. */

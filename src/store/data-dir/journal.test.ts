@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { nodeFs } from './fs.js';
-import { CorruptFileError, Journal, encodeEntry, readJournal, type JournalEntry } from './journal.js';
+import { CorruptFileError, Journal, encodeEntry, type JournalEntry } from './journal.js';
+import { readJournal } from '../../../test/support/data-dir-files.js';
 import type { ChangeSet } from '../memory/memory-store.js';
 
 let dir: string;

@@ -20,7 +20,7 @@ import { bytesWrittenBefore, errnoOf, syncDir, type FileHandle, type FileSystem 
 import { encodeEntry } from './journal-format.js';
 import { Mutex } from './mutex.js';
 
-export { CorruptFileError, encodeEntry, parseJournal, readJournal, type JournalEntry, type ReadResult } from './journal-format.js';
+export { CorruptFileError, encodeEntry, parseJournal, type JournalEntry, type ReadResult } from './journal-format.js';
 
 export interface JournalOptions {
   fs: FileSystem;

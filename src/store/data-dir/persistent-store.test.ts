@@ -18,10 +18,10 @@ import { expectFilesUnchanged, filesOf } from '../../../test/support/files.js';
 import { IdempotencyKeyReusedError } from '../../service/errors.js';
 import type { Principal } from '../../service/records.js';
 import { createServices, type Services } from '../../service/services.js';
-import { CorruptFileError, encodeEntry, readJournal } from './journal.js';
+import { CorruptFileError, encodeEntry } from './journal.js';
+import { readJournal, readSnapshot } from '../../../test/support/data-dir-files.js';
 import type { StoreData } from '../memory/memory-store.js';
 import { JOURNAL_FILE, SNAPSHOT_FILE, openPersistentStore, type PersistenceOptions, type PersistentStore } from './persistent-store.js';
-import { readSnapshot } from './snapshot.js';
 
 const admin: Principal = { keyId: 0, role: 'admin', plan: 'enterprise', perMinute: 1e4, perDay: 1e7 };
 const T0 = Date.parse('2026-11-23T12:00:00Z');

@@ -95,7 +95,7 @@ export async function openPersistentStore(dir: string, opts: PersistenceOptions 
         if (journal.writable || journal.failed) return;
         await opts.relock?.();
         const seq = journal.lastSeq;
-        lastSnapshotBytes = await writeSnapshot(fs, snapshotFile, seq, sourceOf(store), { sliceMs: opts.sliceMs });
+        lastSnapshotBytes = await writeSnapshot(fs, snapshotFile, seq, sourceOfStore(store), { sliceMs: opts.sliceMs });
         hasSnapshot = true;
         await journal.exclusive(() => journal.replace(seq));
       }),
@@ -140,7 +140,7 @@ export async function openPersistentStore(dir: string, opts: PersistenceOptions 
     await yieldToLoop();
     abort = new AbortController();
     try {
-      lastSnapshotBytes = await writeSnapshot(fs, snapshotFile, seq, sourceOf(store), { failpoint: opts.failpoint, sliceMs: opts.sliceMs, signal: abort.signal });
+      lastSnapshotBytes = await writeSnapshot(fs, snapshotFile, seq, sourceOfStore(store), { failpoint: opts.failpoint, sliceMs: opts.sliceMs, signal: abort.signal });
     } catch (err) {
       journal.abandonSnapshot();
       throw err;
@@ -202,7 +202,7 @@ export async function openPersistentStore(dir: string, opts: PersistenceOptions 
 }
 
 /** The durable tables, read lazily as the snapshot writer goes. */
-function sourceOf(store: MemoryStore): SnapshotSource {
+function sourceOfStore(store: MemoryStore): SnapshotSource {
   return {
     pets: { [Symbol.iterator]: () => store.pets.values() },
     categories: { [Symbol.iterator]: () => store.categories.values() },

@@ -13,7 +13,8 @@ import { CorruptFileError } from './journal.js';
 import type { StoreData } from '../memory/memory-store.js';
 import type { PetRecord } from '../../service/records.js';
 import { nodeFs } from './fs.js';
-import { readSnapshot, sourceOf, writeSnapshot as writeSource } from './snapshot.js';
+import { sourceOfData, writeSnapshot as writeSource } from './snapshot.js';
+import { readSnapshot } from '../../../test/support/data-dir-files.js';
 
 let dir: string;
 let file: string;
@@ -53,7 +54,7 @@ function sample(name = 'Cats'): StoreData {
 }
 
 function writeSnapshot(f: string, snap: { seq: number; data: StoreData }): Promise<number> {
-  return writeSource(nodeFs, f, snap.seq, sourceOf(snap.data));
+  return writeSource(nodeFs, f, snap.seq, sourceOfData(snap.data));
 }
 
 function readError(f: string): unknown {
@@ -105,7 +106,7 @@ describe('writing and reading a snapshot', () => {
         return { ...h, write: (b: Uint8Array, pos: number) => (chunks++, h.write(b, pos)), datasync: () => h.datasync(), sync: () => h.sync(), truncate: (n: number) => h.truncate(n), stat: () => h.stat(), close: () => h.close() };
       },
     };
-    const size = await writeSource(counting, file, 4, sourceOf(data), { sliceMs: 0 });
+    const size = await writeSource(counting, file, 4, sourceOfData(data), { sliceMs: 0 });
     expect(chunks).toBeGreaterThan(100);
     expect(size).toBe(readFileSync(file).length);
     expect(readSnapshot(file)).toEqual({ seq: 4, data });
@@ -117,7 +118,7 @@ describe('writing and reading a snapshot', () => {
     data.pets = Array.from({ length: 5_000 }, (_, i): PetRecord => ({ id: i + 1, name: `Pet ${i + 1}`, categoryId: 1, status: 'available', stock: 1 }));
     const ac = new AbortController();
     ac.abort();
-    await expect(writeSource(nodeFs, file, 2, sourceOf(data), { signal: ac.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(writeSource(nodeFs, file, 2, sourceOfData(data), { signal: ac.signal })).rejects.toMatchObject({ name: 'AbortError' });
     expect(readdirSync(dir)).toEqual(['snapshot.json']);
     expect(readSnapshot(file)).toEqual({ seq: 1, data: sample('Old') });
   });

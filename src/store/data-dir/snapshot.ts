@@ -11,7 +11,6 @@
  * counters) over a state that already holds it changes nothing.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { StoreData } from '../memory/change-set.js';
@@ -50,7 +49,8 @@ export type SnapshotSource = { [S in (typeof SECTIONS)[number]]: Iterable<unknow
   counters(): Record<CounterName, number>;
 };
 
-export function sourceOf(data: StoreData): SnapshotSource {
+/** A snapshot source over records already in memory (an import, a test). */
+export function sourceOfData(data: StoreData): SnapshotSource {
   return { ...data, counters: () => data.counters };
 }
 
@@ -146,18 +146,6 @@ async function* bodyChunks(source: SnapshotSource, sliceMs: number): AsyncGenera
   }
   yield* add(`,"counters":${JSON.stringify(source.counters())}}`);
   if (off) yield buf.subarray(0, off);
-}
-
-/** The snapshot in `file`, or undefined when there is none; damage throws CorruptFileError. */
-export function readSnapshot(file: string): Snapshot | undefined {
-  let buf: Buffer;
-  try {
-    buf = readFileSync(file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
-  return parseSnapshot(file, buf);
 }
 
 /** The snapshot in the bytes read from `file`; damage throws CorruptFileError. */
