@@ -2,7 +2,7 @@
  * Deprecation of GET /pets/{petId} (CONTRACT section 7): the RFC 9745 / RFC 8594 headers on
  * every response of the operation once routed, and 410 GONE after the sunset instant.
  */
-import { GoneError } from '../service/errors.js';
+import { GoneError } from './errors.js';
 import type { Clock } from '../service/clock.js';
 import type { Exchange } from './exchange.js';
 

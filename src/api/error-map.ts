@@ -1,16 +1,11 @@
 /**
- * The one place REST maps errors to responses. Domain errors keep their code; the status comes
- * from one exhaustive table (a new code fails the type-check until it has a status). Anything
- * unexpected becomes a generic 500 INTERNAL with no detail, and is logged.
+ * The one place REST maps errors to responses. The service's and the transport's errors keep their
+ * code; the status comes from one exhaustive table (a new code fails the type-check until it has a
+ * status), which GraphQL's formatError reads too. Anything unexpected becomes a generic
+ * 500 INTERNAL with no detail, and is logged.
  */
-import {
-  DomainError,
-  MethodNotAllowedError,
-  RetryLaterError,
-  INTERNAL_MESSAGE,
-  type ErrorCode,
-  type ErrorDetail,
-} from '../service/errors.js';
+import { RetryLaterError, INTERNAL_MESSAGE, type ErrorDetail } from '../service/errors.js';
+import { isCoded, MethodNotAllowedError, type CodedError, type ErrorCode } from './errors.js';
 
 export const STATUS_OF: Record<ErrorCode, number> = {
   BAD_REQUEST: 400,
@@ -65,7 +60,7 @@ export interface ErrorResponse {
 }
 
 export function errorResponse(err: unknown): ErrorResponse {
-  if (err instanceof DomainError) {
+  if (isCoded(err)) {
     const status = STATUS_OF[err.code];
     const body: ErrorBody = { code: err.code, message: err.message, status };
     if (err.details?.length) body.details = err.details;
@@ -81,7 +76,7 @@ export function errorResponse(err: unknown): ErrorResponse {
 }
 
 /** The HTTP-level headers of a refusal, the same on REST and GraphQL. */
-function headersFor(err: DomainError): Record<string, string> {
+function headersFor(err: CodedError): Record<string, string> {
   if (err instanceof RetryLaterError) return { 'retry-after': String(err.retryAfter) };
   if (err instanceof MethodNotAllowedError) return { allow: err.allow.join(', ') };
   if (err.code === 'UNAUTHENTICATED') return { 'www-authenticate': 'ApiKey header="X-API-Key"' };

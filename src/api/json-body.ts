@@ -3,7 +3,7 @@
  * application/json only (415), at most 64 KiB (413), strict UTF-8, well-formed JSON, at most
  * 32 levels deep and no unpaired surrogates (400). What passes is stored byte for byte.
  */
-import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../service/errors.js';
+import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from './errors.js';
 import type { Exchange } from './exchange.js';
 
 export const MAX_BODY_BYTES = 64 * 1024;

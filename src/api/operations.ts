@@ -7,7 +7,8 @@
  * are left to it.
  */
 import { createAjv, operationsOf, type OpenApiDoc } from '../contract/openapi.js';
-import { MethodNotAllowedError, NotFoundError } from '../service/errors.js';
+import { NotFoundError } from '../service/errors.js';
+import { MethodNotAllowedError } from './errors.js';
 import type { Services } from '../service/services.js';
 import type { Clock } from '../service/clock.js';
 import { replaysRefusal } from '../service/idempotency.js';

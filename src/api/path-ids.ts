@@ -8,7 +8,7 @@
  * nearest number, which names nothing; `quotingIds` makes the answer quote it as it was sent,
  * never as that number (`9007199254740993`, not `9007199254740992`).
  */
-import { DomainError } from '../service/errors.js';
+import { isCoded } from './errors.js';
 
 const DECIMAL = /^-?[0-9]+$/;
 
@@ -35,7 +35,7 @@ export async function quotingIds<T>(ids: readonly SentId[] | undefined, call: ()
   try {
     return await call();
   } catch (err) {
-    if (err instanceof DomainError) {
+    if (isCoded(err)) {
       for (const [text, value] of ids) err.message = replaceNumber(err.message, String(value), text);
     }
     throw err;

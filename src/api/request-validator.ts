@@ -7,7 +7,8 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { deref, inDoc, type JsonSchema, type OpenApiDoc, type Operation, type Parameter } from '../contract/openapi.js';
-import { BadRequestError, ValidationError, type ErrorDetail } from '../service/errors.js';
+import { ValidationError, type ErrorDetail } from '../service/errors.js';
+import { BadRequestError } from './errors.js';
 import { readJsonBody, trimStrings } from './json-body.js';
 import type { Exchange } from './exchange.js';
 import type { ValidatedRequest } from './state.js';

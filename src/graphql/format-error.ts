@@ -1,11 +1,12 @@
 /**
  * The one place GraphQL maps errors: every error leaves with `extensions: { code, status }`,
- * using the same codes and statuses as REST. Domain errors keep their code; Apollo's own
+ * using the same codes and statuses as REST. The service's and the transport's errors keep their code; Apollo's own
  * parse and validation errors keep Apollo's codes; anything unexpected is masked as INTERNAL.
  */
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { DomainError, INTERNAL_MESSAGE, type ErrorCode } from '../service/errors.js';
+import { INTERNAL_MESSAGE } from '../service/errors.js';
+import { isCoded, type ErrorCode } from '../api/errors.js';
 import { STATUS_OF } from '../api/error-map.js';
 import { isTokenLimitError, TOO_MANY_TOKENS } from './token-limit.js';
 
@@ -31,7 +32,7 @@ export function mapError(error: unknown, formatted?: GraphQLFormattedError): Map
   if (error instanceof GraphQLError && error.extensions?.code === 'GRAPHQL_PARSE_FAILED' && isTokenLimitError(error.message)) {
     return { message: TOO_MANY_TOKENS, code: 'QUERY_TOO_COMPLEX', status: 400 };
   }
-  if (original instanceof DomainError) {
+  if (isCoded(original)) {
     return { message: original.message, code: original.code, status: STATUS_OF[original.code] };
   }
   const ext = (error instanceof GraphQLError ? error.extensions : formatted?.extensions) ?? {};

@@ -17,7 +17,7 @@
  */
 import { HeaderMap, type ApolloServer } from '@apollo/server';
 import { GraphQLError, OverlappingFieldsCanBeMergedRule } from 'graphql';
-import { BadRequestError, MethodNotAllowedError } from '../service/errors.js';
+import { BadRequestError, MethodNotAllowedError } from '../api/errors.js';
 import type { Services } from '../service/services.js';
 import type { Admit } from '../api/admission.js';
 import { errorResponse } from '../api/error-map.js';

@@ -1,16 +1,14 @@
 /**
- * Domain errors carry a stable code and no transport status: each surface maps the code to
- * its own status in exactly one place (src/http/error-map.ts, src/graphql/format-error.ts).
+ * The service's refusals: each carries a stable code and no transport status. The api room maps
+ * codes to statuses in one table (src/api/error-map.ts, which GraphQL's formatError reads too) and
+ * adds the transport's own refusals (src/api/errors.ts: malformed bodies, methods, sizes).
  */
 
 export type ErrorCode =
-  | 'BAD_REQUEST'
   | 'VALIDATION_FAILED'
-  | 'QUERY_TOO_COMPLEX'
   | 'UNAUTHENTICATED'
   | 'FORBIDDEN'
   | 'NOT_FOUND'
-  | 'METHOD_NOT_ALLOWED'
   | 'CATEGORY_EXISTS'
   | 'CATEGORY_IN_USE'
   | 'PET_NOT_AVAILABLE'
@@ -18,9 +16,6 @@ export type ErrorCode =
   | 'ORDER_COMPLETE'
   | 'INVALID_TRANSITION'
   | 'PET_HAS_OPEN_ORDERS'
-  | 'GONE'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'UNSUPPORTED_MEDIA_TYPE'
   | 'UNKNOWN_CATEGORY'
   | 'UNKNOWN_PET'
   | 'IDEMPOTENCY_KEY_REUSED'
@@ -45,14 +40,8 @@ export abstract class DomainError extends Error {
   }
 }
 
-export class BadRequestError extends DomainError {
-  readonly code = 'BAD_REQUEST';
-}
 export class ValidationError extends DomainError {
   readonly code = 'VALIDATION_FAILED';
-}
-export class QueryTooComplexError extends DomainError {
-  readonly code = 'QUERY_TOO_COMPLEX';
 }
 export class UnauthenticatedError extends DomainError {
   readonly code = 'UNAUTHENTICATED';
@@ -62,15 +51,6 @@ export class ForbiddenError extends DomainError {
 }
 export class NotFoundError extends DomainError {
   readonly code = 'NOT_FOUND';
-}
-export class MethodNotAllowedError extends DomainError {
-  readonly code = 'METHOD_NOT_ALLOWED';
-  constructor(
-    message: string,
-    readonly allow: string[],
-  ) {
-    super(message);
-  }
 }
 export class CategoryExistsError extends DomainError {
   readonly code = 'CATEGORY_EXISTS';
@@ -92,15 +72,6 @@ export class InvalidTransitionError extends DomainError {
 }
 export class PetHasOpenOrdersError extends DomainError {
   readonly code = 'PET_HAS_OPEN_ORDERS';
-}
-export class GoneError extends DomainError {
-  readonly code = 'GONE';
-}
-export class PayloadTooLargeError extends DomainError {
-  readonly code = 'PAYLOAD_TOO_LARGE';
-}
-export class UnsupportedMediaTypeError extends DomainError {
-  readonly code = 'UNSUPPORTED_MEDIA_TYPE';
 }
 export class UnknownCategoryError extends DomainError {
   readonly code = 'UNKNOWN_CATEGORY';

@@ -8,7 +8,8 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { errorResponse } from '../../api/error-map.js';
 import type { Handlers } from '../../api/state.js';
 import type { Limiter } from '../../limits/limiter.js';
-import { MethodNotAllowedError, NotFoundError } from '../../service/errors.js';
+import { NotFoundError } from '../../service/errors.js';
+import { MethodNotAllowedError } from '../../api/errors.js';
 
 export interface Metrics {
   registry: Registry;
