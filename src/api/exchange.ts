@@ -2,7 +2,7 @@
  * The neutral request and response every host hands to the pipeline and gets back: plain data,
  * no Koa, no Node streams, no Fetch classes, so the same pipeline runs in the Koa server, in MSW
  * under Node and in MSW in a browser. `Exchange` is one request's working state inside the
- * pipeline (what Koa's ctx was to the old adapter).
+ * pipeline, as Koa's ctx is to a Koa middleware; the hosts build it from their own request.
  */
 import type { Principal } from '../service/records.js';
 import type { Operation } from '../contract/openapi.js';

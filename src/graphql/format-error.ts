@@ -1,7 +1,8 @@
 /**
  * The one place GraphQL maps errors: every error leaves with `extensions: { code, status }`,
- * using the same codes and statuses as REST. The service's and the transport's errors keep their code; Apollo's own
- * parse and validation errors keep Apollo's codes; anything unexpected is masked as INTERNAL.
+ * using the same codes and statuses as REST. The service's and the transport's errors keep their
+ * code; Apollo's own parse and validation errors keep Apollo's codes; anything unexpected is
+ * masked as INTERNAL.
  */
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';

@@ -225,8 +225,9 @@ export class PostgresStore implements Store {
   getKey(id: number): Promise<KeyRecord | undefined> {
     return this.one(row.KEYS, id);
   }
-  // Not remembered here: KeyService remembers authenticated keys and forgets them when `changes`
-  // tells of a revocation by any process (CONTRACT section 13).
+  // Not remembered here: KeyService remembers authenticated keys (for AUTH_CACHE_LISTENING_MS while
+  // `changes` is live, else AUTH_CACHE_MS; see keys.ts) and forgets them when `changes` tells of a
+  // revocation by any process (CONTRACT section 13).
   async getKeyByHash(hash: string): Promise<KeyRecord | undefined> {
     return row.first(await this.rows(`SELECT ${row.KEY_COLUMNS} FROM api_keys WHERE hash = $1`, [hash]), row.key);
   }
