@@ -6,7 +6,7 @@
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import { deref, inDoc, type JsonSchema, type OpenApiDoc, type Operation, type Parameter } from '../contract/openapi.js';
+import { coercerOf, deref, inDoc, parametersSchema, type JsonSchema, type OpenApiDoc, type Operation, type Parameter } from '../contract/openapi.js';
 import { ValidationError, type ErrorDetail } from '../service/errors.js';
 import { BadRequestError } from './errors.js';
 import { readJsonBody, trimStrings } from './json-body.js';
@@ -15,8 +15,6 @@ import type { ValidatedRequest } from './state.js';
 import { pathIdOf } from './path-ids.js';
 
 export type RequestValidator = (x: Exchange) => Promise<ValidatedRequest>;
-
-const DECIMAL = /^-?[0-9]+$/;
 
 /** `ajv` must come from createAjv(doc, { useDefaults: true }); one instance serves every operation. */
 export function compileRequestValidator(ajv: Ajv2020, doc: OpenApiDoc, op: Operation): RequestValidator {
@@ -84,29 +82,6 @@ export function compileRequestValidator(ajv: Ajv2020, doc: OpenApiDoc, op: Opera
     }
     return { params: path, query, body };
   };
-}
-
-/**
- * The schema of a group of parameters as one object (one property per parameter, its own schema):
- * what REST validates its query and headers with, and GraphQL the arguments that mirror them.
- */
-export function parametersSchema(doc: OpenApiDoc, ps: Parameter[]): JsonSchema {
-  return {
-    type: 'object',
-    properties: Object.fromEntries(ps.map((p) => [p.name, inDoc(deref(doc, p.schema))])),
-    required: ps.filter((p) => p.required).map((p) => p.name),
-  };
-}
-
-/** What turns a query string into the type its schema wants (comma lists for form/explode=false arrays). */
-export function coercerOf(schema: JsonSchema, doc: OpenApiDoc): (raw: string) => unknown {
-  if (schema.type === 'array') {
-    const item = coercerOf(deref(doc, (schema.items ?? {}) as JsonSchema) as JsonSchema, doc);
-    return (raw) => (raw === '' ? [] : raw.split(',').map(item));
-  }
-  if (schema.type === 'integer') return (raw) => (DECIMAL.test(raw) ? Number(raw) : raw);
-  if (schema.type === 'boolean') return (raw) => (raw === 'true' ? true : raw === 'false' ? false : raw);
-  return (raw) => raw;
 }
 
 function check(validate: ValidateFunction, value: unknown, where: 'query' | 'header' | 'body'): void {

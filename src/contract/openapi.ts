@@ -109,3 +109,29 @@ export function inDoc(schema: unknown): unknown {
   }
   return schema;
 }
+
+/** A query parameter's integer form: decimal digits, nothing else. */
+const DECIMAL = /^-?[0-9]+$/;
+
+/**
+ * The schema of a group of parameters as one object (one property per parameter, its own schema):
+ * what REST validates its query and headers with, and GraphQL the arguments that mirror them.
+ */
+export function parametersSchema(doc: OpenApiDoc, ps: Parameter[]): JsonSchema {
+  return {
+    type: 'object',
+    properties: Object.fromEntries(ps.map((p) => [p.name, inDoc(deref(doc, p.schema))])),
+    required: ps.filter((p) => p.required).map((p) => p.name),
+  };
+}
+
+/** What turns a query string into the type its schema wants (comma lists for form/explode=false arrays). */
+export function coercerOf(schema: JsonSchema, doc: OpenApiDoc): (raw: string) => unknown {
+  if (schema.type === 'array') {
+    const item = coercerOf(deref(doc, (schema.items ?? {}) as JsonSchema) as JsonSchema, doc);
+    return (raw) => (raw === '' ? [] : raw.split(',').map(item));
+  }
+  if (schema.type === 'integer') return (raw) => (DECIMAL.test(raw) ? Number(raw) : raw);
+  if (schema.type === 'boolean') return (raw) => (raw === 'true' ? true : raw === 'false' ? false : raw);
+  return (raw) => raw;
+}

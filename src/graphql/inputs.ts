@@ -7,8 +7,7 @@
  * enums in upper case; both are turned into the domain's forms here.
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { createAjv, deref, inDoc, operationsOf, type JsonSchema, type OpenApiDoc, type Parameter } from '../contract/openapi.js';
-import { coercerOf, parametersSchema } from '../api/request-validator.js';
+import { coercerOf, createAjv, deref, inDoc, operationsOf, parametersSchema, type JsonSchema, type OpenApiDoc, type Parameter } from '../contract/openapi.js';
 import { inexactIds, pathIdOf, quotingIds } from '../api/path-ids.js';
 import { ValidationError, type ErrorDetail } from '../service/errors.js';
 import { decodeCursor, type PageRequest } from '../service/paging.js';
