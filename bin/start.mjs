@@ -6,7 +6,7 @@
  *
  * The build is one file with the packages inside: resolving and loading hundreds of package
  * modules one by one was a third of start-up. Not minified (a minified bundle started no
- * faster and kept more memory). Left out: Apollo's optional plugins, which src/graphql/apollo.ts
+ * faster and kept more memory). Left out: Apollo's optional plugins, which src/api/graphql/apollo.ts
  * disables (as the browser mocks' bundle does, mocks/vite.config.ts), and pg's optional native
  * binding.
  */
@@ -21,7 +21,7 @@ const sources = `${root}dist/server/sources.json`;
 const installed = 'node_modules/.package-lock.json';
 
 const APOLLO_OPTIONAL_PLUGIN = /@apollo\/server\/dist\/esm\/plugin\/(usageReporting|schemaReporting|inlineTrace|landingPage\/default|cacheControl|disableSuggestions)\/index\.js$/;
-/** graphql-jit loads it, and calls it only with customJSONSerializer, which src/graphql never sets. */
+/** graphql-jit loads it, and calls it only with customJSONSerializer, which src/api/graphql never sets. */
 const FAST_JSON_STRINGIFY = /fast-json-stringify[\\/]index\.js$/;
 
 function stale() {

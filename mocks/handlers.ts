@@ -5,7 +5,7 @@
  */
 import { delay, http, HttpResponse, passthrough, type RequestHandler } from 'msw';
 import type { ApiRequest, Pipeline } from '../src/api/exchange.js';
-import { HOST_OPERATIONS } from '../src/api/handlers/meta.js';
+import { HOST_OPERATIONS } from '../src/api/rest/handlers/meta.js';
 import { operationsOf, type OpenApiDoc } from '../src/contract/openapi.js';
 
 /** Every mocked request comes from this one address (one anonymous bucket). */

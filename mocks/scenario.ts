@@ -4,7 +4,7 @@
  * the budget (the server's 429s do not); a forced 500 or 503 does (the server admitted the
  * request, then failed). A request the limiter really refuses keeps its real answer.
  */
-import type { Gate } from '../src/api/admission.js';
+import type { Gate } from '../src/api/admission-step.js';
 import { keyBanned, keyOverLimit, subjectOf, type Verdict } from '../src/limits/admission.js';
 import type { Decision, RateLimiter } from '../src/limits/rate-limiter.js';
 import type { Clock } from '../src/service/clock.js';

@@ -19,11 +19,11 @@
  *
  * What the mocks cannot use in a browser is settled here once, so no frontend has to:
  * - Apollo Server's optional plugins (usage and schema reporting, inline traces, the landing page,
- *   cache control) are disabled in src/graphql/apollo.ts, and their modules are left out, since
+ *   cache control) are disabled in src/api/graphql/apollo.ts, and their modules are left out, since
  *   their Node imports (zlib, os) do not bundle for a browser;
  * - its hashing helper gets @noble/hashes instead of Node's crypto;
  * - graphql-jit's JSON serializer generator (fast-json-stringify, used only with its
- *   `customJSONSerializer` option, which src/graphql never sets) is left out: it reads
+ *   `customJSONSerializer` option, which src/api/graphql never sets) is left out: it reads
  *   `process.versions` when loaded;
  * - `graphql` ships an .mjs and a .js build of every module; the ES imports would take one and the
  *   CommonJS packages (graphql-jit, graphql-tools) the other, two copies that reject each other's

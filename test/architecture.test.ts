@@ -1,7 +1,9 @@
 /**
- * The layering, checked: the domain knows nothing of HTTP, GraphQL, MSW or the file system; the
- * request pipeline runs anywhere (no Koa, no node:*); the hosts (Koa, MSW) know nothing of
- * storage; and the mocks run exactly the modules the server runs.
+ * The layering, checked as rules about folders: the domain (src/service) knows nothing of HTTP,
+ * GraphQL, MSW, storage engines or Node and owns the port its storage implements; the store points
+ * back up at that port only; the in-memory engine and the request pipeline (src/api) run anywhere;
+ * the hosts (Koa, MSW) know nothing of storage; the mocks run exactly the modules the server runs;
+ * and no module imports itself through others.
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -9,11 +11,12 @@ import { describe, expect, it } from 'vitest';
 
 const root = resolve(new URL('..', import.meta.url).pathname);
 
+/** The production sources under `dir` (tests and shared test suites left out). */
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) return sources(p);
-    return p.endsWith('.ts') && !p.endsWith('.test.ts') ? [p] : [];
+    return p.endsWith('.ts') && !p.endsWith('.test.ts') && !p.endsWith('.suite.ts') ? [p] : [];
   });
 }
 
@@ -26,15 +29,23 @@ function importsOf(file: string): string[] {
   ].map((m) => m[1]!);
 }
 
-function violations(files: string[], forbidden: RegExp): string[] {
-  return files.flatMap((f) =>
-    importsOf(f)
-      .filter((spec) => forbidden.test(spec))
-      .map((spec) => `${relative(root, f)} imports ${spec}`),
-  );
+const under = (dir: string) => sources(join(root, dir));
+const rel = (file: string) => relative(root, file);
+/** The file a relative import names. */
+const target = (from: string, spec: string) => resolve(dirname(from), spec.replace(/\.js$/, '.ts'));
+const inside = (file: string, dir: string) => rel(file).startsWith(`${dir}/`);
+
+/** Each import of `files` as `file imports target`: relative ones by the repository path of the file they name. */
+function importLines(files: string[]): { from: string; spec: string; to?: string }[] {
+  return files.flatMap((f) => importsOf(f).map((spec) => (spec.startsWith('.') ? { from: f, spec, to: target(f, spec) } : { from: f, spec })));
 }
 
-const under = (dir: string) => sources(join(root, dir));
+/** The imports of the files under `dir` that break `allowed` ("file imports what"). */
+function breaking(files: string[], allowed: (i: { from: string; spec: string; to?: string }) => boolean): string[] {
+  return importLines(files)
+    .filter((i) => !allowed(i))
+    .map((i) => `${rel(i.from)} imports ${i.to ? rel(i.to) : i.spec}`);
+}
 
 /** Every source file reachable from `entry` through relative imports, and the packages they import. */
 function closure(entry: string): { files: Set<string>; packages: Set<string> } {
@@ -44,7 +55,7 @@ function closure(entry: string): { files: Set<string>; packages: Set<string> } {
     if (files.has(file)) return;
     files.add(file);
     for (const spec of importsOf(file)) {
-      if (spec.startsWith('.')) visit(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
+      if (spec.startsWith('.')) visit(target(file, spec));
       else packages.add(spec);
     }
   };
@@ -52,47 +63,96 @@ function closure(entry: string): { files: Set<string>; packages: Set<string> } {
   return { files, packages };
 }
 
-const rel = (files: Iterable<string>) => [...files].map((f) => relative(root, f)).sort();
+/** The import circles among `files` (strongly connected components of more than one file, or a file importing itself). */
+function circles(files: string[]): string[][] {
+  const graph = new Map(files.map((f) => [f, importsOf(f).filter((s) => s.startsWith('.')).map((s) => target(f, s))]));
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const connect = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v)!) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        connect(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.push(rel(w));
+    } while (w !== v);
+    if (component.length > 1 || graph.get(v)!.includes(v)) found.push(component.sort());
+  };
+  for (const f of graph.keys()) if (!index.has(f)) connect(f);
+  return found;
+}
 
 /** Packages that need Node or a socket, or belong to one host. */
 const NODE_ONLY = /^(node:|fs$|path$|crypto$|koa|@koa\/|raw-body|pino|prom-client|msw\/node)/;
+/** Packages of a transport or a host. */
+const ADAPTERS = /^(koa|@koa\/|graphql|@apollo\/|@graphql-tools\/|msw)/;
 
 describe('architecture', () => {
-  it('keeps the service layer free of HTTP, GraphQL, MSW, storage engines and Node built-ins', () => {
-    expect(violations(under('src/service'), /^(koa|@koa\/|graphql|@apollo\/|@graphql-tools\/|msw|node:|fs$)|\/(api|graphql|hosts|limits)\//)).toEqual([]);
+  it('src/service imports nothing outside src/service but @noble/hashes', () => {
+    expect(breaking(under('src/service'), (i) => (i.to ? inside(i.to, 'src/service') : i.spec.startsWith('@noble/hashes/')))).toEqual([]);
   });
 
-  it('keeps the limiter free of HTTP, GraphQL and Node built-ins', () => {
-    expect(violations(under('src/limits'), /^(koa|@koa\/|graphql|@apollo\/|msw|node:)|\/(api|graphql|hosts)\//)).toEqual([]);
+  it('src/store points back up only at the service port, records and errors, and imports no adapter', () => {
+    const upward = /^src\/service\/(store-port|records|errors)\.ts$/;
+    expect(breaking(under('src/store'), (i) => (i.to ? inside(i.to, 'src/store') || upward.test(rel(i.to)) : !ADAPTERS.test(i.spec)))).toEqual([]);
   });
 
-  it('keeps the store free of adapter imports', () => {
-    expect(violations(under('src/store'), /^(koa|@koa\/|graphql|@apollo\/|msw)|\/(api|graphql|limits|hosts)\//)).toEqual([]);
+  it('src/store/memory imports no node:* and nothing outside itself but the service: it runs in browsers', () => {
+    expect(breaking(under('src/store/memory'), (i) => (i.to ? inside(i.to, 'src/store/memory') || inside(i.to, 'src/service') : !NODE_ONLY.test(i.spec)))).toEqual([]);
   });
 
-  it('keeps the request pipeline runnable anywhere: no Koa, no host, no storage, no node:*', () => {
-    const pipeline = [...under('src/api'), ...under('src/graphql')];
-    expect(violations(pipeline, /\/(store|hosts)\//)).toEqual([]);
-    // The service layer reaches its storage port (src/service/store-port.ts), never an engine.
-    const reached = rel(closure('src/api/pipeline.ts').files);
-    expect(reached.filter((f) => f.startsWith('src/store/') || f.startsWith('src/hosts/'))).toEqual([]);
-    expect([...closure('src/api/pipeline.ts').packages].filter((p) => NODE_ONLY.test(p))).toEqual([]);
+  it('src/limits imports no HTTP, GraphQL, api, host, store or node:*', () => {
+    expect(breaking(under('src/limits'), (i) => (i.to ? inside(i.to, 'src/limits') || inside(i.to, 'src/service') : !ADAPTERS.test(i.spec) && !i.spec.startsWith('node:')))).toEqual([]);
   });
 
-  it('keeps the hosts away from storage: Koa and the MSW handlers only move bytes', () => {
-    expect(violations([...under('src/hosts'), join(root, 'mocks/handlers.ts')], /\/store\//)).toEqual([]);
+  it('src/api imports no store, no host, no Koa and no node:*: the pipeline runs in Node and in browsers', () => {
+    const allowed = ['src/api', 'src/service', 'src/limits', 'src/contract'];
+    expect(breaking(under('src/api'), (i) => (i.to ? allowed.some((d) => inside(i.to!, d)) : !NODE_ONLY.test(i.spec)))).toEqual([]);
+    // Nor does anything the pipeline reaches: the service reaches its port, never an engine.
+    const reached = closure('src/api/pipeline.ts');
+    expect([...reached.files].map(rel).filter((f) => f.startsWith('src/store/') || f.startsWith('src/hosts/'))).toEqual([]);
+    expect([...reached.packages].filter((p) => NODE_ONLY.test(p))).toEqual([]);
+  });
+
+  it('src/api/rest and src/api/graphql import nothing of each other: both stand on the shared kit in src/api', () => {
+    expect(breaking(under('src/api/rest'), (i) => !i.to || !inside(i.to, 'src/api/graphql'))).toEqual([]);
+    expect(breaking(under('src/api/graphql'), (i) => !i.to || !inside(i.to, 'src/api/rest'))).toEqual([]);
+  });
+
+  it('hosts know nothing of storage: src/hosts and the MSW handlers import nothing of src/store', () => {
+    expect(breaking([...under('src/hosts'), join(root, 'mocks/handlers.ts')], (i) => !i.to || !inside(i.to, 'src/store'))).toEqual([]);
+  });
+
+  it('has no import circles in src and mocks', () => {
+    expect(circles([...under('src'), ...under('mocks')])).toEqual([]);
   });
 
   it('runs the mocks on the very modules the server runs, with nothing Node-only in a browser', () => {
-    const pipeline = rel(closure('src/api/pipeline.ts').files);
-    const server = rel(closure('src/hosts/koa/app.ts').files);
+    const pipeline = [...closure('src/api/pipeline.ts').files].map(rel).sort();
+    const server = [...closure('src/hosts/koa/app.ts').files].map(rel);
     const browser = closure('mocks/browser.ts');
+    const inBrowser = [...browser.files].map(rel);
     expect(pipeline).toContain('src/api/pipeline.ts');
     expect(server).toEqual(expect.arrayContaining(pipeline));
-    expect(rel(browser.files)).toEqual(expect.arrayContaining(pipeline));
+    expect(inBrowser).toEqual(expect.arrayContaining(pipeline));
     // Besides the pipeline, the mocks bring only their own host and composition, not a copy of any rule.
-    const extra = rel(browser.files).filter((f) => !pipeline.includes(f));
-    expect(extra.filter((f) => f.startsWith('src/') && !/^src\/(store\/memory\/.*|service\/seed|limits\/rate-limiter)\.ts$/.test(f))).toEqual([]);
+    const extra = inBrowser.filter((f) => f.startsWith('src/') && !pipeline.includes(f));
+    expect(extra.filter((f) => !/^src\/(store\/memory\/.*|service\/seed|limits\/rate-limiter)\.ts$/.test(f))).toEqual([]);
     expect([...browser.packages].filter((p) => NODE_ONLY.test(p))).toEqual([]);
   });
 

@@ -11,22 +11,23 @@
  */
 import type { Contract } from '../contract/openapi.js';
 import { operationsOf } from '../contract/openapi.js';
-import { createGraphQLMount, GRAPHQL_PATH, type GraphQLOptions } from '../graphql/mount.js';
+import { createGraphQLMount, GRAPHQL_PATH, type GraphQLOptions } from './graphql/mount.js';
 import { Admission, type BanThresholds } from '../limits/admission.js';
 import type { Limiter } from '../limits/limiter.js';
 import type { Clock } from '../service/clock.js';
 import type { Services } from '../service/services.js';
-import { admission, type Gate } from './admission.js';
+import { admission, type Gate } from './admission-step.js';
 import { corsPolicy } from './cors.js';
 import { errorResponse } from './error-map.js';
 import { Exchange, type ApiResponse, type OperationMeta, type Pipeline } from './exchange.js';
-import { adminHandlers } from './handlers/admin.js';
-import { categoryHandlers } from './handlers/categories.js';
-import { HOST_OPERATIONS, metaHandlers } from './handlers/meta.js';
-import { petHandlers } from './handlers/pets.js';
-import { storeHandlers } from './handlers/store.js';
-import { compileRoutes } from './operations.js';
-import type { Handlers } from './state.js';
+import { adminHandlers } from './rest/handlers/admin.js';
+import { categoryHandlers } from './rest/handlers/categories.js';
+import { HOST_OPERATIONS, metaHandlers } from './rest/handlers/meta.js';
+import { petHandlers } from './rest/handlers/pets.js';
+import { inventoryHandlers } from './rest/handlers/inventory.js';
+import { orderHandlers } from './rest/handlers/orders.js';
+import { compileRoutes } from './rest/routes.js';
+import type { Handlers } from './rest/handler.js';
 
 /** The little of a logger the pipeline needs (pino fits; the mocks pass their own). */
 export interface PipelineLogger {
@@ -43,7 +44,7 @@ export interface PipelineDeps {
   sunset: Date;
   /** PETSTORE_GRAPHQL_MAX_COST (default 1000). */
   graphqlMaxCost?: number;
-  /** Tests only: the GraphQL fast path's switches (src/graphql/mount.ts). */
+  /** Tests only: the GraphQL fast path's switches (src/api/graphql/mount.ts). */
   graphql?: Pick<GraphQLOptions, 'fastPath' | 'compileAfter'>;
   /** PETSTORE_CORS_ORIGINS as a list (default: none, no CORS headers). */
   corsOrigins?: readonly string[];
@@ -75,7 +76,8 @@ export async function createPipeline(deps: PipelineDeps): Promise<Pipeline> {
       ...metaHandlers({ contract, ready: deps.ready ?? (async () => true) }),
       ...petHandlers(services),
       ...categoryHandlers(services),
-      ...storeHandlers(services),
+      ...orderHandlers(services),
+      ...inventoryHandlers(services),
       ...adminHandlers(services),
       ...deps.hostHandlers,
     },

@@ -1,15 +1,15 @@
 /**
- * The per-document cache's automatic persisted queries (src/graphql/documents.ts): a registration
+ * The per-document cache's automatic persisted queries (src/api/graphql/documents.ts): a registration
  * is a cached valid document with its hash beside it, and leaves with it when the bounded cache
  * evicts the document; and the nesting rule, checked by the lexer before the parser recurses.
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { buildSchema } from '../../src/graphql/apollo.js';
-import { MAX_LIST_NESTING, MAX_NESTING, nestingRefusal } from '../../src/graphql/complexity.js';
-import { createDocumentCache } from '../../src/graphql/documents.js';
-import { queryHash } from '../../src/graphql/persisted.js';
-import { MAX_TOKENS } from '../../src/graphql/token-limit.js';
+import { buildSchema } from '../../src/api/graphql/apollo.js';
+import { MAX_LIST_NESTING, MAX_NESTING, nestingRefusal } from '../../src/api/graphql/complexity.js';
+import { createDocumentCache } from '../../src/api/graphql/documents.js';
+import { queryHash } from '../../src/api/graphql/persisted.js';
+import { MAX_TOKENS } from '../../src/api/graphql/token-limit.js';
 import { loadContract } from '../../src/contract/openapi.js';
 
 const schema = buildSchema(loadContract());

@@ -1,5 +1,5 @@
 /**
- * The fast path (src/graphql/fast-path.ts) answers with the very bytes and headers Apollo's whole
+ * The fast path (src/api/graphql/fast-path.ts) answers with the very bytes and headers Apollo's whole
  * pipeline would: two pipelines over identical fresh stores and a fixed clock, one with the fast
  * path and one with every request through Apollo alone, get the same requests in the same order
  * and must give the same status, headers and body for each (successes, execution errors,

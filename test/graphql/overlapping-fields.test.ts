@@ -1,5 +1,5 @@
 /**
- * The linear "overlapping fields can be merged" rule (src/graphql/overlapping-fields.ts) agrees
+ * The linear "overlapping fields can be merged" rule (src/api/graphql/overlapping-fields.ts) agrees
  * with graphql-js's pairwise rule on every document: random documents full of clashing aliases,
  * arguments, nesting, inline fragments and named fragments get a conflict from one rule exactly
  * when they get one from the other. And it stays fast where graphql-js's rule is quadratic.
@@ -8,8 +8,8 @@ import fc from 'fast-check';
 import { OverlappingFieldsCanBeMergedRule, parse, specifiedRules, validate } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { loadContract } from '../../src/contract/openapi.js';
-import { buildSchema } from '../../src/graphql/apollo.js';
-import { OverlappingFieldsCanBeMerged } from '../../src/graphql/overlapping-fields.js';
+import { buildSchema } from '../../src/api/graphql/apollo.js';
+import { OverlappingFieldsCanBeMerged } from '../../src/api/graphql/overlapping-fields.js';
 
 const schema = buildSchema(loadContract());
 const conflicts = (doc: string, rule: typeof OverlappingFieldsCanBeMerged) => validate(schema, parse(doc), [rule]).length > 0;

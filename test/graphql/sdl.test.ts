@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { buildSchema as buildFromSdl, printSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract } from '../../src/contract/openapi.js';
-import { buildSchema } from '../../src/graphql/apollo.js';
+import { buildSchema } from '../../src/api/graphql/apollo.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { dataOf, gql } from '../support/graphql.js';
 

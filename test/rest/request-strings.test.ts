@@ -3,7 +3,7 @@
  * request may carry (a query or header parameter, a request-body property, also inside arrays)
  * has a schema in schema/openapi.yaml that refuses U+0000, and every name, description and key
  * name refuses every control character. REST validation is compiled from these schemas, and
- * GraphQL checks its arguments with them (src/graphql/inputs.ts).
+ * GraphQL checks its arguments with them (src/api/graphql/inputs.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { createAjv, deref, inDoc, loadContract, operationsOf, type JsonSchema, type Operation, type Parameter } from '../../src/contract/openapi.js';

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { NotFoundError } from '../../service/errors.js';
-import type { Handlers } from '../../api/state.js';
+import type { Handlers } from '../../api/rest/handler.js';
 
 const DOCS_HTML = `<!doctype html>
 <html lang="en">

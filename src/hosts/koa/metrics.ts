@@ -6,7 +6,7 @@
 import type { IncomingMessage, RequestListener } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { errorResponse } from '../../api/error-map.js';
-import type { Handlers } from '../../api/state.js';
+import type { Handlers } from '../../api/rest/handler.js';
 import type { Limiter } from '../../limits/limiter.js';
 import { NotFoundError } from '../../service/errors.js';
 import { MethodNotAllowedError } from '../../api/errors.js';

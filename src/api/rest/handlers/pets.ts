@@ -1,10 +1,10 @@
 /** REST handlers for pets: translate, call the service, shape the response. */
-import type { NewPet, PetPatch } from '../../service/pets.js';
-import type { PetStatus } from '../../service/records.js';
-import type { Services } from '../../service/services.js';
+import type { NewPet, PetPatch } from '../../../service/pets.js';
+import type { PetStatus } from '../../../service/records.js';
+import type { Services } from '../../../service/services.js';
 import { pageRequest } from '../paging-params.js';
 import { created, noContent, ok, paged } from '../respond.js';
-import type { Handlers } from '../state.js';
+import type { Handlers } from '../handler.js';
 import { actor } from './actor.js';
 
 export function petHandlers(s: Services): Handlers {

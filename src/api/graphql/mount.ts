@@ -17,14 +17,14 @@
  */
 import { HeaderMap, type ApolloServer } from '@apollo/server';
 import { GraphQLError, OverlappingFieldsCanBeMergedRule } from 'graphql';
-import { BadRequestError, MethodNotAllowedError } from '../api/errors.js';
-import type { Services } from '../service/services.js';
-import type { Admit } from '../api/admission.js';
-import { errorResponse } from '../api/error-map.js';
-import type { Exchange, OperationMeta, RateLimitInfo } from '../api/exchange.js';
-import { readJsonBody } from '../api/json-body.js';
+import { BadRequestError, MethodNotAllowedError } from '../errors.js';
+import type { Services } from '../../service/services.js';
+import type { Admit } from '../admission-step.js';
+import { errorResponse } from '../error-map.js';
+import type { Exchange, OperationMeta, RateLimitInfo } from '../exchange.js';
+import { readJsonBody } from '../json-body.js';
 import type { GraphQLContext } from './context.js';
-import type { Contract } from '../contract/openapi.js';
+import type { Contract } from '../../contract/openapi.js';
 import { buildSchema, createApollo } from './apollo.js';
 import { nestingRefusal } from './complexity.js';
 import { createDocumentCache, type DocumentCache } from './documents.js';

@@ -6,19 +6,19 @@
  * `Allow`; anything else is 404. Operations served by another adapter (`x-adapter`, GraphQL)
  * are left to it.
  */
-import { createAjv, operationsOf, type OpenApiDoc } from '../contract/openapi.js';
-import { NotFoundError } from '../service/errors.js';
-import { MethodNotAllowedError } from './errors.js';
-import type { Services } from '../service/services.js';
-import type { Clock } from '../service/clock.js';
-import { replaysRefusal } from '../service/idempotency.js';
-import type { Admit } from './admission.js';
+import { createAjv, operationsOf, type OpenApiDoc } from '../../contract/openapi.js';
+import { NotFoundError } from '../../service/errors.js';
+import { MethodNotAllowedError } from '../errors.js';
+import type { Services } from '../../service/services.js';
+import type { Clock } from '../../service/clock.js';
+import { replaysRefusal } from '../../service/idempotency.js';
+import type { Admit } from '../admission-step.js';
 import { deprecationHeaders, sunsetGate } from './deprecation.js';
-import { errorResponse } from './error-map.js';
-import type { Exchange, OperationMeta } from './exchange.js';
+import { errorResponse } from '../error-map.js';
+import type { Exchange, OperationMeta } from '../exchange.js';
 import { compileRequestValidator } from './request-validator.js';
-import { inexactIds, quotingIds, type SentId } from './path-ids.js';
-import type { Handler, Handlers } from './state.js';
+import { inexactIds, quotingIds, type SentId } from '../path-ids.js';
+import type { Handler, Handlers } from './handler.js';
 
 export interface OperationsOptions {
   doc: OpenApiDoc;

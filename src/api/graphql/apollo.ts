@@ -13,7 +13,7 @@ import {
 } from '@apollo/server/plugin/disabled';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLSchema } from 'graphql';
-import type { Contract } from '../contract/openapi.js';
+import type { Contract } from '../../contract/openapi.js';
 import { complexityPlugin } from './complexity.js';
 import type { GraphQLContext } from './context.js';
 import { formatError } from './format-error.js';

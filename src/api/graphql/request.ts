@@ -5,7 +5,7 @@
  * header that makes it non-simple (CSRF prevention) and each parameter at most once. Anything
  * else is left to Apollo, which refuses it with its own words.
  */
-import type { Exchange } from '../api/exchange.js';
+import type { Exchange } from '../exchange.js';
 
 export interface GraphQLRequest {
   /** Absent only when `persisted` names the document by its hash alone. */

@@ -2,9 +2,9 @@
  * Deprecation of GET /pets/{petId} (CONTRACT section 7): the RFC 9745 / RFC 8594 headers on
  * every response of the operation once routed, and 410 GONE after the sunset instant.
  */
-import { GoneError } from './errors.js';
-import type { Clock } from '../service/clock.js';
-import type { Exchange } from './exchange.js';
+import { GoneError } from '../errors.js';
+import type { Clock } from '../../service/clock.js';
+import type { Exchange } from '../exchange.js';
 
 /** When the operation was deprecated: 2026-11-01T00:00:00Z, as an RFC 9745 structured date. */
 export const DEPRECATED_AT = '@1793491200';

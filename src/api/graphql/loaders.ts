@@ -3,8 +3,8 @@
  * InventoryItem.pet): every id asked for in one tick becomes one store read.
  */
 import DataLoader from 'dataloader';
-import type { Category, PetRecord } from '../service/records.js';
-import type { Services } from '../service/services.js';
+import type { Category, PetRecord } from '../../service/records.js';
+import type { Services } from '../../service/services.js';
 
 export interface Loaders {
   pet: DataLoader<number, PetRecord | undefined>;

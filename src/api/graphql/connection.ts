@@ -1,5 +1,5 @@
 /** Relay connections over the service layer's keyset pages. */
-import { encodeCursor, type Page } from '../service/paging.js';
+import { encodeCursor, type Page } from '../../service/paging.js';
 
 export interface Connection<T> {
   edges: { cursor: string; node: T }[];

@@ -1,9 +1,9 @@
 /** REST handlers for categories. */
-import type { NewCategory } from '../../service/categories.js';
-import type { Services } from '../../service/services.js';
+import type { NewCategory } from '../../../service/categories.js';
+import type { Services } from '../../../service/services.js';
 import { pageRequest } from '../paging-params.js';
 import { created, noContent, ok, paged } from '../respond.js';
-import type { Handlers } from '../state.js';
+import type { Handlers } from '../handler.js';
 import { actor } from './actor.js';
 
 export function categoryHandlers(s: Services): Handlers {

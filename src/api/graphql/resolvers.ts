@@ -3,11 +3,11 @@
  * lives here; roles, transitions and ownership are the services' job.
  */
 import type { IResolvers } from '@graphql-tools/utils';
-import { DomainError, NotFoundError, type ErrorCode } from '../service/errors.js';
-import type { NewCategory } from '../service/categories.js';
-import type { NewOrder } from '../service/orders.js';
-import type { NewPet, PetPatch } from '../service/pets.js';
-import { replaysRefusal } from '../service/idempotency.js';
+import { DomainError, NotFoundError, type ErrorCode } from '../../service/errors.js';
+import type { NewCategory } from '../../service/categories.js';
+import type { NewOrder } from '../../service/orders.js';
+import type { NewPet, PetPatch } from '../../service/pets.js';
+import { replaysRefusal } from '../../service/idempotency.js';
 import {
   toInventoryItem,
   type Category,
@@ -15,7 +15,7 @@ import {
   type Order,
   type Pet,
   type PetStatus,
-} from '../service/records.js';
+} from '../../service/records.js';
 import { connection, type Connection } from './connection.js';
 import type { GraphQLContext } from './context.js';
 import { bodyId, pageOf, parseId, toOptionalStatus, toStatuses, withId, type InputChecker } from './inputs.js';

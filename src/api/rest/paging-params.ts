@@ -1,7 +1,7 @@
 /** Turns the validated `limit` and `cursor` query parameters into a page request. */
-import { ValidationError } from '../service/errors.js';
-import { decodeCursor, type PageRequest } from '../service/paging.js';
-import type { ValidatedRequest } from './state.js';
+import { ValidationError } from '../../service/errors.js';
+import { decodeCursor, type PageRequest } from '../../service/paging.js';
+import type { ValidatedRequest } from './handler.js';
 
 export const DEFAULT_LIMIT = 20;
 

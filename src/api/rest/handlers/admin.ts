@@ -1,9 +1,9 @@
 /** REST handlers for key administration and bans. */
-import type { NewKey } from '../../service/keys.js';
-import type { Services } from '../../service/services.js';
+import type { NewKey } from '../../../service/keys.js';
+import type { Services } from '../../../service/services.js';
 import { pageRequest } from '../paging-params.js';
 import { created, noContent, paged } from '../respond.js';
-import type { Handlers } from '../state.js';
+import type { Handlers } from '../handler.js';
 import { actor } from './actor.js';
 
 export function adminHandlers(s: Services): Handlers {

@@ -7,11 +7,11 @@
  * enums in upper case; both are turned into the domain's forms here.
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { coercerOf, createAjv, deref, inDoc, operationsOf, parametersSchema, type JsonSchema, type OpenApiDoc, type Parameter } from '../contract/openapi.js';
-import { inexactIds, pathIdOf, quotingIds } from '../api/path-ids.js';
-import { ValidationError, type ErrorDetail } from '../service/errors.js';
-import { decodeCursor, type PageRequest } from '../service/paging.js';
-import type { PetStatus } from '../service/records.js';
+import { coercerOf, createAjv, deref, inDoc, operationsOf, parametersSchema, type JsonSchema, type OpenApiDoc, type Parameter } from '../../contract/openapi.js';
+import { inexactIds, pathIdOf, quotingIds } from '../path-ids.js';
+import { ValidationError, type ErrorDetail } from '../../service/errors.js';
+import { decodeCursor, type PageRequest } from '../../service/paging.js';
+import type { PetStatus } from '../../service/records.js';
 
 export type Component = 'NewPet' | 'PetPatch' | 'NewCategory' | 'NewOrder' | 'InventoryUpdate';
 

@@ -1,6 +1,6 @@
 /** Success responses: the few shapes every handler needs. */
-import { encodeCursor, type Page } from '../service/paging.js';
-import type { Exchange } from './exchange.js';
+import { encodeCursor, type Page } from '../../service/paging.js';
+import type { Exchange } from '../exchange.js';
 
 export function ok(x: Exchange, body: unknown): void {
   x.status = 200;

@@ -6,9 +6,9 @@
  */
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { INTERNAL_MESSAGE } from '../service/errors.js';
-import { isCoded, type ErrorCode } from '../api/errors.js';
-import { STATUS_OF } from '../api/error-map.js';
+import { INTERNAL_MESSAGE } from '../../service/errors.js';
+import { isCoded, type ErrorCode } from '../errors.js';
+import { STATUS_OF } from '../error-map.js';
 import { isTokenLimitError, TOO_MANY_TOKENS } from './token-limit.js';
 
 /** Apollo codes passed through as they are, with the HTTP status they answer with. */

@@ -1,7 +1,7 @@
 /** The public endpoints every host serves: the contract files and health. */
-import type { Contract } from '../../contract/openapi.js';
-import { ServiceUnavailableError } from '../../service/errors.js';
-import type { Handlers } from '../state.js';
+import type { Contract } from '../../../contract/openapi.js';
+import { ServiceUnavailableError } from '../../../service/errors.js';
+import type { Handlers } from '../handler.js';
 
 /** Public operations only a host with a file system and a process can serve (the Koa server). */
 export const HOST_OPERATIONS = ['getDocs', 'getDocsAsset', 'metrics'] as const;

@@ -1,7 +1,7 @@
 /** The types every handler of the REST side shares. */
-import type { Exchange } from './exchange.js';
+import type { Exchange } from '../exchange.js';
 
-export type { OperationMeta } from './exchange.js';
+export type { OperationMeta } from '../exchange.js';
 
 export interface ValidatedRequest {
   params: Record<string, number>;

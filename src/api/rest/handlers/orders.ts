@@ -1,13 +1,12 @@
-/** REST handlers for the Store tag: orders and inventory. */
-import type { NewOrder, OrderPatch } from '../../service/orders.js';
-import type { PetStatus } from '../../service/records.js';
-import type { Services } from '../../service/services.js';
+/** REST handlers for orders (the Store tag's orders). */
+import type { NewOrder, OrderPatch } from '../../../service/orders.js';
+import type { Services } from '../../../service/services.js';
 import { pageRequest } from '../paging-params.js';
 import { created, noContent, ok, paged } from '../respond.js';
-import type { Handlers } from '../state.js';
+import type { Handlers } from '../handler.js';
 import { actor } from './actor.js';
 
-export function storeHandlers(s: Services): Handlers {
+export function orderHandlers(s: Services): Handlers {
   return {
     async listOrders(x, req) {
       const q = req.query as { petId?: number; complete?: boolean };
@@ -26,17 +25,6 @@ export function storeHandlers(s: Services): Handlers {
     async cancelOrder(x, req) {
       await s.orders.cancel(actor(x), req.params.orderId!);
       noContent(x);
-    },
-    async listInventory(x, req) {
-      const statuses = req.query.status as PetStatus[] | undefined;
-      paged(x, await s.inventory.list(actor(x), statuses, pageRequest(req)));
-    },
-    async getInventoryItem(x, req) {
-      ok(x, await s.inventory.get(actor(x), req.params.petId!));
-    },
-    async setInventory(x, req) {
-      const { quantity } = req.body as { quantity: number };
-      ok(x, await s.inventory.set(actor(x), req.params.petId!, quantity));
     },
   };
 }

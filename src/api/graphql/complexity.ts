@@ -24,7 +24,7 @@ import {
   type SelectionSetNode,
   type ValueNode,
 } from 'graphql';
-import { QueryTooComplexError } from '../api/errors.js';
+import { QueryTooComplexError } from '../errors.js';
 import type { GraphQLContext } from './context.js';
 
 export const MAX_DEPTH = 10;

@@ -1,5 +1,5 @@
-import type { Principal } from '../../service/records.js';
-import type { Exchange } from '../exchange.js';
+import type { Principal } from '../../../service/records.js';
+import type { Exchange } from '../../exchange.js';
 
 /** The authenticated principal; admission runs before every non-public handler. */
 export function actor(x: Exchange): Principal {

@@ -1,7 +1,7 @@
 /** What every resolver receives: who is asking, the services, and this request's loaders. */
-import type { RateLimitInfo } from '../api/exchange.js';
-import type { Principal } from '../service/records.js';
-import type { Services } from '../service/services.js';
+import type { RateLimitInfo } from '../exchange.js';
+import type { Principal } from '../../service/records.js';
+import type { Services } from '../../service/services.js';
 import type { Loaders } from './loaders.js';
 
 export type { RateLimitInfo };

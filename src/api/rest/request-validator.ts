@@ -6,13 +6,13 @@
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import { coercerOf, deref, inDoc, parametersSchema, type JsonSchema, type OpenApiDoc, type Operation, type Parameter } from '../contract/openapi.js';
-import { ValidationError, type ErrorDetail } from '../service/errors.js';
-import { BadRequestError } from './errors.js';
-import { readJsonBody, trimStrings } from './json-body.js';
-import type { Exchange } from './exchange.js';
-import type { ValidatedRequest } from './state.js';
-import { pathIdOf } from './path-ids.js';
+import { coercerOf, deref, inDoc, parametersSchema, type JsonSchema, type OpenApiDoc, type Operation, type Parameter } from '../../contract/openapi.js';
+import { ValidationError, type ErrorDetail } from '../../service/errors.js';
+import { BadRequestError } from '../errors.js';
+import { readJsonBody, trimStrings } from '../json-body.js';
+import type { Exchange } from '../exchange.js';
+import type { ValidatedRequest } from './handler.js';
+import { pathIdOf } from '../path-ids.js';
 
 export type RequestValidator = (x: Exchange) => Promise<ValidatedRequest>;
 
