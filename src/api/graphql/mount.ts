@@ -100,63 +100,11 @@ export function graphqlMount(opts: GraphQLMountOptions): GraphQLMount {
       // Admission first, as on REST: even a 405 costs a request and carries the budget headers.
       await opts.admit(x);
       if (!x.operation) throw new MethodNotAllowedError(`${x.req.method} is not allowed on /graphql; use GET or POST.`, ['GET', 'POST']);
-      let body: unknown;
-      if (x.req.method === 'POST') {
-        body = await readJsonBody(x);
-        if (Array.isArray(body)) throw new BadRequestError('Batched GraphQL requests are not supported; send one operation per request.');
-        if (!body || typeof body !== 'object') throw new BadRequestError('The body must be a JSON object with a query.');
-      }
-      const principal = x.principal!;
-      const context: GraphQLContext = { principal, services, loaders: createLoaders(services), rateLimit: x.rateLimit };
+      const body = await bodyOf(x);
+      const context: GraphQLContext = { principal: x.principal!, services, loaders: createLoaders(services), rateLimit: x.rateLimit };
       const request = readGraphQLRequest(x, body);
-      if (!documents) {
-        // Apollo alone: the nesting rule still comes before its parser recurses into the document.
-        const tooNested = request?.query !== undefined ? nestingRefusal(request.query, MAX_TOKENS) : undefined;
-        if (tooNested) return answer(x, 400, JSON.stringify({ errors: formatErrors([tooNested]), extensions: x.rateLimit && { rateLimit: x.rateLimit } }), type);
-      }
-      const query = documents && request && queryOf(request, documents);
-      if (request && query !== undefined) {
-        const prepared = documents!.prepare(query);
-        if (prepared.kind === 'tooComplex') {
-          // As Apollo answers a refusal by the complexity plugin: the measured cost in extensions.
-          const { error, cost } = prepared.refusal(request.operationName);
-          return answer(x, 400, JSON.stringify({ errors: formatErrors([error]), extensions: { ...(x.rateLimit && { rateLimit: x.rateLimit }), cost } }), type);
-        }
-        if (prepared.kind === 'tooManyTokens' || prepared.kind === 'tooNested' || prepared.kind === 'invalid') {
-          // Apollo's words for the first and the last (a parse error mapped to QUERY_TOO_COMPLEX,
-          // validation errors); lists nested too deep never reach a parser.
-          const errors =
-            prepared.kind === 'invalid'
-              ? prepared.errors.map((e) => apolloError(e, 'GRAPHQL_VALIDATION_FAILED'))
-              : prepared.kind === 'tooNested'
-                ? [prepared.error]
-                : [apolloError(prepared.error, 'GRAPHQL_PARSE_FAILED')];
-          return answer(x, 400, JSON.stringify({ errors: formatErrors(errors), extensions: x.rateLimit && { rateLimit: x.rateLimit } }), type);
-        }
-        const op = prepared.kind === 'valid' ? prepared.operation(request.operationName) : undefined;
-        const fast = op && (await runFastPath(op, request, x.req.method, context, opts.maxCost));
-        if (fast) {
-          // A registration that ran: the document passed the limits, and its hash was checked.
-          if (fast.status === 200 && request.persisted && request.query !== undefined) documents!.register(request.persisted.sha256Hash, query);
-          return answer(x, fast.status, fast.text, type);
-        }
-      }
-      const headers = new HeaderMap();
-      for (const [k, v] of Object.entries(x.req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
-      // The media type chosen above, whatever Apollo would negotiate (it would refuse some with 406).
-      headers.set('accept', type === GRAPHQL_RESPONSE_JSON ? 'application/graphql-response+json' : 'application/json');
-      const res = await apollo.executeHTTPGraphQLRequest({
-        httpGraphQLRequest: { method: x.req.method, headers, search: x.req.search, body },
-        context: async () => context,
-      });
-      for (const [k, v] of res.headers) x.set(k, v);
-      let text = '';
-      if (res.body.kind === 'complete') text = res.body.string;
-      else for await (const chunk of res.body.asyncIterator) text += chunk;
-      const status = res.status ?? 200;
-      // Refusals Apollo makes before its plugins run (CSRF, a body without a query) lack the
-      // budget that executed responses carry in extensions; add it here.
-      answer(x, status, status === 200 ? text : withRateLimit(text, x.rateLimit), type);
+      if (await answeredWithoutApollo(x, type, request, documents, context, opts.maxCost)) return;
+      await answerThroughApollo(x, type, apollo, body, context);
     } catch (err) {
       const { status, body } = errorsBody(err, x.rateLimit);
       // The HTTP-level headers of a refusal (Allow, WWW-Authenticate, Retry-After) are REST's too.
@@ -164,6 +112,84 @@ export function graphqlMount(opts: GraphQLMountOptions): GraphQLMount {
       answer(x, status, JSON.stringify(body), type);
     }
   };
+}
+
+/** A POST's body, one JSON object (undefined for a GET, whose request is in the query string). */
+async function bodyOf(x: Exchange): Promise<unknown> {
+  if (x.req.method !== 'POST') return undefined;
+  const body = await readJsonBody(x);
+  if (Array.isArray(body)) throw new BadRequestError('Batched GraphQL requests are not supported; send one operation per request.');
+  if (!body || typeof body !== 'object') throw new BadRequestError('The body must be a JSON object with a query.');
+  return body;
+}
+
+/**
+ * Answers what needs no Apollo: a document refused for its size, depth, cost or validity, and an
+ * operation the fast path runs. False leaves the request to Apollo.
+ */
+async function answeredWithoutApollo(
+  x: Exchange,
+  type: string,
+  request: GraphQLRequest | undefined,
+  documents: DocumentCache | undefined,
+  context: GraphQLContext,
+  maxCost: number,
+): Promise<boolean> {
+  if (!documents) {
+    // Apollo alone: the nesting rule still comes before its parser recurses into the document.
+    const tooNested = request?.query !== undefined ? nestingRefusal(request.query, MAX_TOKENS) : undefined;
+    if (!tooNested) return false;
+    answer(x, 400, JSON.stringify({ errors: formatErrors([tooNested]), extensions: x.rateLimit && { rateLimit: x.rateLimit } }), type);
+    return true;
+  }
+  const query = request && queryOf(request, documents);
+  if (!request || query === undefined) return false;
+  const prepared = documents.prepare(query);
+  if (prepared.kind === 'tooComplex') {
+    // As Apollo answers a refusal by the complexity plugin: the measured cost in extensions.
+    const { error, cost } = prepared.refusal(request.operationName);
+    answer(x, 400, JSON.stringify({ errors: formatErrors([error]), extensions: { ...(x.rateLimit && { rateLimit: x.rateLimit }), cost } }), type);
+    return true;
+  }
+  if (prepared.kind === 'tooManyTokens' || prepared.kind === 'tooNested' || prepared.kind === 'invalid') {
+    // Apollo's words for the first and the last (a parse error mapped to QUERY_TOO_COMPLEX,
+    // validation errors); lists nested too deep never reach a parser.
+    const errors =
+      prepared.kind === 'invalid'
+        ? prepared.errors.map((e) => apolloError(e, 'GRAPHQL_VALIDATION_FAILED'))
+        : prepared.kind === 'tooNested'
+          ? [prepared.error]
+          : [apolloError(prepared.error, 'GRAPHQL_PARSE_FAILED')];
+    answer(x, 400, JSON.stringify({ errors: formatErrors(errors), extensions: x.rateLimit && { rateLimit: x.rateLimit } }), type);
+    return true;
+  }
+  const op = prepared.kind === 'valid' ? prepared.operation(request.operationName) : undefined;
+  const fast = op && (await runFastPath(op, request, x.req.method, context, maxCost));
+  if (!fast) return false;
+  // A registration that ran: the document passed the limits, and its hash was checked.
+  if (fast.status === 200 && request.persisted && request.query !== undefined) documents.register(request.persisted.sha256Hash, query);
+  answer(x, fast.status, fast.text, type);
+  return true;
+}
+
+/** Runs the request through Apollo's whole pipeline and answers with what it says. */
+async function answerThroughApollo(x: Exchange, type: string, apollo: ApolloServer<GraphQLContext>, body: unknown, context: GraphQLContext): Promise<void> {
+  const headers = new HeaderMap();
+  for (const [k, v] of Object.entries(x.req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+  // The media type chosen above, whatever Apollo would negotiate (it would refuse some with 406).
+  headers.set('accept', type === GRAPHQL_RESPONSE_JSON ? 'application/graphql-response+json' : 'application/json');
+  const res = await apollo.executeHTTPGraphQLRequest({
+    httpGraphQLRequest: { method: x.req.method, headers, search: x.req.search, body },
+    context: async () => context,
+  });
+  for (const [k, v] of res.headers) x.set(k, v);
+  let text = '';
+  if (res.body.kind === 'complete') text = res.body.string;
+  else for await (const chunk of res.body.asyncIterator) text += chunk;
+  const status = res.status ?? 200;
+  // Refusals Apollo makes before its plugins run (CSRF, a body without a query) lack the
+  // budget that executed responses carry in extensions; add it here.
+  answer(x, status, status === 200 ? text : withRateLimit(text, x.rateLimit), type);
 }
 
 /**
