@@ -6,9 +6,9 @@
  * `Covered` check at the end of this file fails to compile when the document gains an operation
  * the client lacks. Uses the global fetch only, so it runs in Node 20 and in browsers.
  */
-import { decideRetry, parseRetryAfter, type Outcome, type RetryPolicy } from './backoff.js';
 import type { ClientOptions, FetchLike, Page, PetStoreClient, PostOptions, Reply, RequestOptions } from './client-types.js';
 import { ApiError, isErrorBody } from './errors.js';
+import { decideRetry, parseRetryAfter, type Outcome, type RetryPolicy } from './backoff.js';
 import { defaultSleep, newIdempotencyKey, nextLink, nonNegative, queryString, readBody, type QueryValue } from './wire.js';
 import type { operations, paths } from './openapi-types.js';
 import type {
@@ -44,105 +44,9 @@ interface CallArgs {
 }
 
 export function createClient(options: ClientOptions): PetStoreClient {
-  const base = new URL(options.baseUrl);
-  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new TypeError(`baseUrl must be http or https: ${options.baseUrl}`);
-  const baseUrl = options.baseUrl.replace(/\/+$/, '');
-  if (typeof options.apiKey !== 'string' || options.apiKey === '') throw new TypeError('apiKey is required');
-  const apiKey = options.apiKey;
-  const policy: RetryPolicy = {
-    maxRetries: nonNegative('maxRetries', options.maxRetries ?? 3, true),
-    baseDelayMs: nonNegative('baseDelayMs', options.baseDelayMs ?? 200),
-    maxDelayMs: nonNegative('maxDelayMs', options.maxDelayMs ?? 10_000),
-    maxRetryAfterMs: nonNegative('maxRetryAfterMs', options.maxRetryAfterMs ?? 60_000),
-    random: options.random ?? Math.random,
-  };
-  // Kept in locals and called bare: a browser's fetch throws "Illegal invocation" when called as
-  // a method of some other object.
-  const doFetch: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-  const sleep = options.sleep ?? defaultSleep;
-  const now = options.now ?? Date.now;
-
-  /** One request, with the retry policy. Resolves with a 2xx reply; throws ApiError otherwise. */
-  async function send(method: Uppercase<HttpMethod>, url: string, body: unknown, opts: PostOptions = {}): Promise<Reply<unknown>> {
-    const headers = new Headers(opts.headers);
-    headers.set('accept', 'application/json');
-    headers.set('x-api-key', apiKey);
-    let payload: string | undefined;
-    if (body !== undefined) {
-      payload = JSON.stringify(body);
-      headers.set('content-type', 'application/json');
-    }
-    // One key per call, the same on every retry: a retried POST is replayed, never repeated.
-    if (method === 'POST') headers.set('idempotency-key', opts.idempotencyKey ?? newIdempotencyKey());
-    const { signal } = opts;
-
-    for (let attempt = 0; ; attempt++) {
-      signal?.throwIfAborted();
-      const init: RequestInit = { method, headers };
-      if (payload !== undefined) init.body = payload;
-      if (signal !== undefined) init.signal = signal;
-      let response: Response;
-      let parsed: { ok: true; value: unknown } | { ok: false; text: string };
-      try {
-        response = await doFetch(url, init);
-        parsed = await readBody(response);
-      } catch (err) {
-        if (signal?.aborted) throw signal.reason;
-        const decision = decideRetry({ kind: 'network' }, attempt, policy);
-        if (!decision.retry) {
-          throw new ApiError({
-            status: 0,
-            code: 'NETWORK_ERROR',
-            message: `${method} ${url} failed: ${err instanceof Error ? err.message : String(err)}`,
-            method,
-            url,
-            attempts: attempt + 1,
-            cause: err,
-          });
-        }
-        await sleep(decision.delayMs, signal);
-        continue;
-      }
-
-      if (response.ok) {
-        if (!parsed.ok) {
-          throw new ApiError({
-            status: response.status,
-            code: 'UNEXPECTED_RESPONSE',
-            message: `${method} ${url} answered ${response.status} with a body that is not JSON`,
-            method,
-            url,
-            attempts: attempt + 1,
-            headers: response.headers,
-            body: parsed.text,
-          });
-        }
-        return { status: response.status, attempts: attempt + 1, headers: response.headers, body: parsed.value, url: response.url || url };
-      }
-
-      const at = now();
-      const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), at);
-      const errorBody = parsed.ok && isErrorBody(parsed.value) ? parsed.value : undefined;
-      const outcome: Outcome = { kind: 'response', status: response.status, code: errorBody?.code, retryAfterMs };
-      const decision = decideRetry(outcome, attempt, policy);
-      if (!decision.retry) {
-        throw new ApiError({
-          status: response.status,
-          code: errorBody?.code ?? 'UNEXPECTED_RESPONSE',
-          message: errorBody?.message ?? `${method} ${url} answered ${response.status} without a contract error body`,
-          details: errorBody?.details,
-          method,
-          url,
-          attempts: attempt + 1,
-          headers: response.headers,
-          body: parsed.ok ? parsed.value : parsed.text,
-          retryAfterMs,
-          now: at,
-        });
-      }
-      await sleep(decision.delayMs, signal);
-    }
-  }
+  const t = transportOf(options);
+  const { base, baseUrl } = t;
+  const send = (method: Uppercase<HttpMethod>, target: string, body: unknown, opts?: PostOptions) => sendRequest(t, method, target, body, opts);
 
   /** A typed call of the operation at `path` and `method`; the path template is checked against the document. */
   async function call<P extends ApiPath, M extends MethodOf<P>>(
@@ -277,6 +181,120 @@ export function createClient(options: ClientOptions): PetStoreClient {
     pages,
   };
   return client;
+}
+
+/** The client's options, checked once, as every request uses them. */
+interface Transport {
+  base: URL;
+  /** The base URL without a trailing slash. */
+  baseUrl: string;
+  apiKey: string;
+  policy: RetryPolicy;
+  doFetch: FetchLike;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  now: () => number;
+}
+
+function transportOf(options: ClientOptions): Transport {
+  const base = new URL(options.baseUrl);
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new TypeError(`baseUrl must be http or https: ${options.baseUrl}`);
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  if (typeof options.apiKey !== 'string' || options.apiKey === '') throw new TypeError('apiKey is required');
+  const apiKey = options.apiKey;
+  const policy: RetryPolicy = {
+    maxRetries: nonNegative('maxRetries', options.maxRetries ?? 3, true),
+    baseDelayMs: nonNegative('baseDelayMs', options.baseDelayMs ?? 200),
+    maxDelayMs: nonNegative('maxDelayMs', options.maxDelayMs ?? 10_000),
+    maxRetryAfterMs: nonNegative('maxRetryAfterMs', options.maxRetryAfterMs ?? 60_000),
+    random: options.random ?? Math.random,
+  };
+  // Kept in a field and called bare: a browser's fetch throws "Illegal invocation" when called as
+  // a method of some other object.
+  const doFetch: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  return { base, baseUrl, apiKey, policy, doFetch, sleep: options.sleep ?? defaultSleep, now: options.now ?? Date.now };
+}
+
+/** One request, with the retry policy. Resolves with a 2xx reply; throws ApiError otherwise. */
+async function sendRequest(t: Transport, method: Uppercase<HttpMethod>, url: string, body: unknown, opts: PostOptions = {}): Promise<Reply<unknown>> {
+  const { apiKey, policy, doFetch, sleep, now } = t;
+  const headers = new Headers(opts.headers);
+  headers.set('accept', 'application/json');
+  headers.set('x-api-key', apiKey);
+  let payload: string | undefined;
+  if (body !== undefined) {
+    payload = JSON.stringify(body);
+    headers.set('content-type', 'application/json');
+  }
+  // One key per call, the same on every retry: a retried POST is replayed, never repeated.
+  if (method === 'POST') headers.set('idempotency-key', opts.idempotencyKey ?? newIdempotencyKey());
+  const { signal } = opts;
+
+  for (let attempt = 0; ; attempt++) {
+    signal?.throwIfAborted();
+    const init: RequestInit = { method, headers };
+    if (payload !== undefined) init.body = payload;
+    if (signal !== undefined) init.signal = signal;
+    let response: Response;
+    let parsed: { ok: true; value: unknown } | { ok: false; text: string };
+    try {
+      response = await doFetch(url, init);
+      parsed = await readBody(response);
+    } catch (err) {
+      if (signal?.aborted) throw signal.reason;
+      const decision = decideRetry({ kind: 'network' }, attempt, policy);
+      if (!decision.retry) {
+        throw new ApiError({
+          status: 0,
+          code: 'NETWORK_ERROR',
+          message: `${method} ${url} failed: ${err instanceof Error ? err.message : String(err)}`,
+          method,
+          url,
+          attempts: attempt + 1,
+          cause: err,
+        });
+      }
+      await sleep(decision.delayMs, signal);
+      continue;
+    }
+
+    if (response.ok) {
+      if (!parsed.ok) {
+        throw new ApiError({
+          status: response.status,
+          code: 'UNEXPECTED_RESPONSE',
+          message: `${method} ${url} answered ${response.status} with a body that is not JSON`,
+          method,
+          url,
+          attempts: attempt + 1,
+          headers: response.headers,
+          body: parsed.text,
+        });
+      }
+      return { status: response.status, attempts: attempt + 1, headers: response.headers, body: parsed.value, url: response.url || url };
+    }
+
+    const at = now();
+    const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), at);
+    const errorBody = parsed.ok && isErrorBody(parsed.value) ? parsed.value : undefined;
+    const outcome: Outcome = { kind: 'response', status: response.status, code: errorBody?.code, retryAfterMs };
+    const decision = decideRetry(outcome, attempt, policy);
+    if (!decision.retry) {
+      throw new ApiError({
+        status: response.status,
+        code: errorBody?.code ?? 'UNEXPECTED_RESPONSE',
+        message: errorBody?.message ?? `${method} ${url} answered ${response.status} without a contract error body`,
+        details: errorBody?.details,
+        method,
+        url,
+        attempts: attempt + 1,
+        headers: response.headers,
+        body: parsed.ok ? parsed.value : parsed.text,
+        retryAfterMs,
+        now: at,
+      });
+    }
+    await sleep(decision.delayMs, signal);
+  }
 }
 
 // Every REST operation of the document has a method of the same name (its operationId); the
