@@ -15,7 +15,7 @@ import { FatalStorageError, isOutage } from './faults.js';
 import type { Failpoint } from './failpoints.js';
 import { Journal } from './journal.js';
 import { Mutex } from './mutex.js';
-import { JOURNAL_FILE, SNAPSHOT_FILE, loadDataDir } from './load.js';
+import { JOURNAL_FILE, SNAPSHOT_FILE, loadDataDir, type Loaded } from './load.js';
 import type { CommitLog, MemoryStore } from '../memory/memory-store.js';
 import { OutageMonitor, type OutageEvent } from './outage.js';
 import { writeSnapshot, type SnapshotSource } from './snapshot.js';
@@ -66,19 +66,22 @@ export async function openPersistentStore(dir: string, opts: PersistenceOptions 
   const fs = opts.fs ?? nodeFs;
   const snapshotFile = join(dir, SNAPSHOT_FILE);
   const journalFile = join(dir, JOURNAL_FILE);
-  await fs.mkdir(dir);
-
-  // Read and check everything before changing anything: damage stops start-up untouched.
-  const loaded = await loadDataDir(fs, dir);
-  if (loaded.torn) opts.onTornEntry?.(journalFile);
-  if (loaded.snapshotBytes + loaded.validLength >= COLLECT_AFTER_LOADING_BYTES) collectGarbage();
+  const loaded = await loadForStart(fs, dir, opts);
   const { store } = loaded;
-  // Leftovers of a crash in the middle of a snapshot: never read, so never needed.
-  await fs.unlink(`${snapshotFile}.tmp`);
-  await fs.unlink(`${journalFile}.tmp`);
 
+  // The state the steps below share: whether the store stopped, the snapshot in progress (one at a
+  // time, they share the temporary file), and what decides when the next one is due.
   let halted = false;
   const snapshots = new Mutex();
+  const snapshotEvery = opts.snapshotEvery ?? 10_000;
+  let hasSnapshot = loaded.snapshotSeq !== undefined;
+  let lastSnapshotBytes = loaded.snapshotBytes;
+  let journaled = 0;
+  let journaledAtSnapshot = -loaded.replayed;
+  let background: Promise<void> | undefined;
+  let abort: AbortController | undefined;
+  let retryAt = 0;
+
   const fatal = (err: FatalStorageError) => {
     halt();
     opts.onFatal?.(err);
@@ -122,15 +125,6 @@ export async function openPersistentStore(dir: string, opts: PersistenceOptions 
     loaded.validLength,
     loaded.seq,
   );
-
-  const snapshotEvery = opts.snapshotEvery ?? 10_000;
-  let hasSnapshot = loaded.snapshotSeq !== undefined;
-  let lastSnapshotBytes = loaded.snapshotBytes;
-  let journaled = 0;
-  let journaledAtSnapshot = -loaded.replayed;
-  let background: Promise<void> | undefined;
-  let abort: AbortController | undefined;
-  let retryAt = 0;
 
   /** One snapshot; run only through `snapshots`, one at a time (they share the temporary file). */
   const snapshot = async () => {
@@ -199,6 +193,22 @@ export async function openPersistentStore(dir: string, opts: PersistenceOptions 
     },
     halt,
   };
+}
+
+/**
+ * Reads and checks everything before changing anything (damage stops start-up untouched), then
+ * removes the leftovers of a crash in the middle of a snapshot, which are never read.
+ */
+async function loadForStart(fs: FileSystem, dir: string, opts: PersistenceOptions): Promise<Loaded> {
+  const snapshotFile = join(dir, SNAPSHOT_FILE);
+  const journalFile = join(dir, JOURNAL_FILE);
+  await fs.mkdir(dir);
+  const loaded = await loadDataDir(fs, dir);
+  if (loaded.torn) opts.onTornEntry?.(journalFile);
+  if (loaded.snapshotBytes + loaded.validLength >= COLLECT_AFTER_LOADING_BYTES) collectGarbage();
+  await fs.unlink(`${snapshotFile}.tmp`);
+  await fs.unlink(`${journalFile}.tmp`);
+  return loaded;
 }
 
 /** The durable tables, read lazily as the snapshot writer goes. */
