@@ -28,13 +28,15 @@ export interface ServerOptions {
   pin: boolean;
   env?: Record<string, string>;
   timeoutMs?: number;
+  /** Another checkout to run `bin/start.mjs` of (bench/ab.ts); this one by default. */
+  root?: string;
 }
 
 export function startServer(o: ServerOptions): Promise<Child> {
   return startChild({
     name: o.name,
     args: [...(o.probe ? ['--import', PROBE] : []), 'bin/start.mjs'],
-    cwd: ROOT,
+    cwd: o.root ?? ROOT,
     cpu: o.pin ? SERVER_CPU : undefined,
     timeoutMs: o.timeoutMs ?? 60_000,
     env: {

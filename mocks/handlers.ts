@@ -1,12 +1,17 @@
 /**
- * The MSW host of the request pipeline: turns MSW's Fetch `Request` into the pipeline's neutral
- * request and its answer back into a `Response`. Like the Koa host, it decides nothing and knows
- * nothing of storage.
+ * The MSW host of the request pipeline: one MSW handler per operation of the route table
+ * (`routeTable`, the same table the Koa host registers on @koa/router), each turning MSW's Fetch
+ * `Request` into the pipeline's neutral request, with the operation MSW matched and its path
+ * parameters, and its answer back into a `Response`. A frontend's `server.use(http.get(...))`
+ * for one operation is then found before ours, as MSW users expect. Behind the operations come
+ * the pipeline's fallbacks: every other method of a contract path (405 with `Allow`, CORS
+ * preflights), then, unless `unknownPaths: 'unhandled'`, anything else under baseUrl (404; 401
+ * without a key). Like the Koa host, it decides nothing and knows nothing of storage.
  */
-import { delay, http, HttpResponse, passthrough, type RequestHandler } from 'msw';
-import type { ApiRequest, Pipeline } from '../src/api/exchange.js';
-import { HOST_OPERATIONS } from '../src/api/rest/handlers/meta.js';
-import { operationsOf, type OpenApiDoc } from '../src/contract/openapi.js';
+import { delay, http, HttpResponse, passthrough, type HttpResponseResolver, type RequestHandler } from 'msw';
+import type { ApiRequest, Pipeline, RouteMatch } from '../src/api/exchange.js';
+import { routeTable, type RouteEntry } from '../src/api/rest/routes.js';
+import type { OpenApiDoc } from '../src/contract/openapi.js';
 
 /** Every mocked request comes from this one address (one anonymous bucket). */
 const CLIENT_ADDRESS = '127.0.0.1';
@@ -17,6 +22,11 @@ export interface HandlerOptions {
   doc: OpenApiDoc;
   pipeline: Pipeline;
   latencyMs: number;
+  /**
+   * Requests under baseUrl on a path outside the contract: 'answer' (default) as the server does
+   * (404 NOT_FOUND, 401 without a key); 'unhandled' leaves them to MSW's `onUnhandledRequest`.
+   */
+  unknownPaths?: 'answer' | 'unhandled';
 }
 
 /** The page's origin in a browser, undefined in Node (runtime-neutral, so no DOM types). */
@@ -24,8 +34,10 @@ export function pageOrigin(): string | undefined {
   return (globalThis as { location?: { origin: string } }).location?.origin;
 }
 
-export function mswHandlers({ baseUrl, doc, pipeline, latencyMs }: HandlerOptions): RequestHandler[] {
-  const answer = async (request: Request): Promise<Response> => {
+const VERBS = { GET: http.get, POST: http.post, PUT: http.put, PATCH: http.patch, DELETE: http.delete } as const;
+
+export function mswHandlers({ baseUrl, doc, pipeline, latencyMs, unknownPaths = 'answer' }: HandlerOptions): RequestHandler[] {
+  const answer = async (request: Request, route?: RouteMatch): Promise<Response> => {
     if (latencyMs) await delay(latencyMs);
     const url = new URL(request.url);
     const req: ApiRequest = {
@@ -36,18 +48,23 @@ export function mswHandlers({ baseUrl, doc, pipeline, latencyMs }: HandlerOption
       ip: CLIENT_ADDRESS,
       body: async () => new Uint8Array(await request.arrayBuffer()),
     };
-    const res = await pipeline(req);
+    const res = await pipeline(req, route);
     return new HttpResponse(request.method === 'HEAD' ? null : res.body, { status: res.status, headers: res.headers });
   };
 
+  const routes = routeTable(doc).filter((r) => !r.hostOnly);
   const handlers: RequestHandler[] = [];
-  const seen = new Set<string>();
-  for (const { path, op } of operationsOf(doc)) {
-    if ((HOST_OPERATIONS as readonly string[]).includes(op.operationId) || seen.has(path)) continue;
-    seen.add(path);
-    // Every method of a contract path goes to the pipeline, which answers 405 for the ones it lacks.
-    handlers.push(http.all(baseUrl + path.replace(/\{(\w+)\}/g, ':$1'), ({ request }) => answer(request)));
+  for (const route of routes) {
+    const verb = VERBS[route.method as keyof typeof VERBS];
+    if (!verb) throw new Error(`no MSW handler for ${route.method} ${route.path} (${route.operationId})`);
+    const url = baseUrl + route.pattern;
+    const resolver = operationResolver(route, answer);
+    handlers.push(verb(url, resolver));
+    if (route.method === 'GET') handlers.push(http.head(url, resolver));
   }
+  // Every other method of a contract path: the pipeline's 405 with `Allow`, or a CORS preflight.
+  for (const pattern of new Set(routes.map((r) => r.pattern))) handlers.push(http.all(baseUrl + pattern, ({ request }) => answer(request)));
+  if (unknownPaths === 'unhandled') return handlers;
   // Anything else under baseUrl is the pipeline's 404. When the mocks share the page's origin, only
   // requests that carry a key are claimed, so the page's own files still load.
   const sharesPageOrigin = baseUrl === pageOrigin();
@@ -55,4 +72,22 @@ export function mswHandlers({ baseUrl, doc, pipeline, latencyMs }: HandlerOption
     http.all(`${baseUrl}/*`, ({ request }) => (sharesPageOrigin && !request.headers.has('x-api-key') ? passthrough() : answer(request))),
   );
   return handlers;
+}
+
+/**
+ * Runs the pipeline for the operation MSW matched. MSW matches paths case-insensitively and the
+ * contract does not: a path that differs in case from the operation's goes to the pipeline
+ * unrouted, which answers it as the server does.
+ */
+function operationResolver(route: RouteEntry, answer: (request: Request, route?: RouteMatch) => Promise<Response>): HttpResponseResolver {
+  const exact = new RegExp(`^${route.path.replace(/\{\w+\}/g, '[^/]+')}/?$`);
+  return ({ request, params }) => {
+    if (!exact.test(new URL(request.url).pathname)) return answer(request);
+    const texts: Record<string, string> = {};
+    for (const name in params) {
+      const value = params[name];
+      if (typeof value === 'string') texts[name] = value;
+    }
+    return answer(request, { operationId: route.operationId, params: texts });
+  };
 }

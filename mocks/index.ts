@@ -40,6 +40,12 @@ export interface MockOptions {
   graphqlMaxCost?: number;
   /** As PETSTORE_CORS_ORIGINS (a list; the mocks usually serve their own origin and need none). */
   corsOrigins?: string[];
+  /**
+   * Requests under baseUrl on a path outside the contract: 'answer' (default) as the server does
+   * (404 NOT_FOUND; 401 without a key); 'unhandled' leaves them to MSW's `onUnhandledRequest`,
+   * so that `onUnhandledRequest: 'error'` catches a call to a path the API does not have.
+   */
+  unknownPaths?: 'answer' | 'unhandled';
   /** Added to every answer (default 0). */
   latencyMs?: number;
   /** Browser only: keep the mock store in localStorage across reloads. */
@@ -51,7 +57,10 @@ export interface MockOptions {
 }
 
 export interface PetstoreMocks {
-  /** Every path of the contract (docs and metrics aside), /graphql, and the 404/405 fallbacks, under baseUrl. */
+  /**
+   * One handler per operation of the contract (docs and metrics aside), /graphql included, then
+   * the 405 and 404 fallbacks, under baseUrl.
+   */
   handlers: RequestHandler[];
   /** Ready-made secrets: admin (enterprise), staff (pro), customer (free). */
   keys: { admin: string; staff: string; customer: string };
@@ -126,6 +135,7 @@ export function createPetstoreMocks(options: MockOptions = {}): PetstoreMocks {
     baseUrl,
     doc: contract.doc,
     latencyMs: options.latencyMs ?? 0,
+    unknownPaths: options.unknownPaths,
     pipeline: async (req) => {
       await settled;
       return (await pipeline)(req);

@@ -5,6 +5,7 @@
  * suite, which runs against the mocks too. Every answer here is checked against the OpenAPI
  * document as well.
  */
+import { http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Api } from '../test/support/http.js';
 import { expectError } from '../test/support/assertions.js';
@@ -231,5 +232,73 @@ describe('options', () => {
     } finally {
       delete g.localStorage;
     }
+  });
+});
+
+describe('routing, as MSW users expect (one handler per operation)', () => {
+  it("lets a frontend's server.use(http.get(...)) override one operation while the others still answer from the mocks", async () => {
+    const { mocks, staff } = start();
+    const created = await staff.post('/categories', { name: 'Real' });
+    expect(created.status).toBe(201);
+    const id = created.body.id as number;
+    mocks.server.use(http.get(`${BASE}/categories/:categoryId`, ({ params }) => HttpResponse.json({ id: Number(params.categoryId), name: 'From the override' })));
+
+    // The override's answer is the frontend's own (no contract headers), so it is not held to the contract.
+    const overridden = await staff.request('GET', `/categories/${id}`, { unchecked: true });
+    expect(overridden.status).toBe(200);
+    expect(overridden.body).toEqual({ id, name: 'From the override' });
+    expect(overridden.headers.get('api-version')).toBeNull(); // not the pipeline's answer
+    // The same path's other operations, and the other paths, are still the mocks'.
+    const renamed = await staff.put(`/categories/${id}`, { name: 'Renamed' });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toEqual({ id, name: 'Renamed' });
+    const list = await staff.get('/categories?limit=100');
+    expect(list.status).toBe(200);
+    expect(list.body).toContainEqual({ id, name: 'Renamed' });
+    expect(list.headers.get('api-version')).toBe('1.0.0');
+    expectError(await staff.request('POST', `/categories/${id}`, { body: {} }), 405, 'METHOD_NOT_ALLOWED');
+
+    mocks.server.resetHandlers();
+    expect((await staff.get(`/categories/${id}`)).body).toEqual({ id, name: 'Renamed' });
+  });
+
+  it("fires onUnhandledRequest: 'error' for a path outside the contract with unknownPaths: 'unhandled', never for a contract path", async () => {
+    active?.server.close();
+    active = createMockServer({ baseUrl: BASE, unknownPaths: 'unhandled' });
+    const unhandled: string[] = [];
+    active.server.listen({
+      onUnhandledRequest(request, print) {
+        unhandled.push(`${request.method} ${new URL(request.url).pathname}`);
+        print.error();
+      },
+    });
+    const staff = new Api(BASE, active.keys.staff);
+    const anon = new Api(BASE);
+
+    // Contract paths: every method, a trailing slash, HEAD, OPTIONS, /graphql, the public documents.
+    expect((await staff.get('/pets')).status).toBe(200);
+    expect((await staff.get('/pets/')).status).toBe(200);
+    expect((await staff.request('HEAD', '/categories')).status).toBe(200);
+    expect((await anon.get('/healthz')).status).toBe(200);
+    expect((await anon.get('/openapi.json')).status).toBe(200);
+    expectError(await staff.request('DELETE', '/pets', {}), 405, 'METHOD_NOT_ALLOWED');
+    expectError(await staff.request('OPTIONS', '/pets/1', {}), 405, 'METHOD_NOT_ALLOWED');
+    expect((await staff.post('/graphql', { query: '{ __typename }' })).status).toBe(200);
+    expectError(await staff.get('/pets/424242'), 404, 'NOT_FOUND');
+    expect(unhandled).toEqual([]);
+
+    // A path the contract does not have: MSW's onUnhandledRequest, and with print.error() the request fails.
+    await expect(fetch(`${BASE}/no/such/thing`, { headers: { 'x-api-key': active.keys.staff } })).rejects.toThrow();
+    await expect(fetch(`${BASE}/pets/1/toys`)).rejects.toThrow();
+    expect(unhandled).toEqual(['GET /no/such/thing', 'GET /pets/1/toys']);
+  });
+
+  it('answers a path outside the contract by default (404, 401 without a key), so onUnhandledRequest stays silent', async () => {
+    const { staff, anon } = start();
+    expectError(await staff.get('/no/such/thing'), 404, 'NOT_FOUND');
+    expectError(await anon.get('/no/such/thing'), 401, 'UNAUTHENTICATED');
+    // MSW matches paths regardless of case; the contract's paths are case-sensitive, as on the server.
+    expectError(await staff.get('/PETS'), 404, 'NOT_FOUND');
+    expectError(await staff.get('/Pets/1'), 404, 'NOT_FOUND');
   });
 });

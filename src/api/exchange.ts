@@ -36,7 +36,14 @@ export interface ApiResponse {
   keyId?: number;
 }
 
-export type Pipeline = (req: ApiRequest) => Promise<ApiResponse>;
+/** What a host's router matched: an operation of the route table (src/api/rest/routes.ts) and its decoded path parameters. */
+export interface RouteMatch {
+  operationId: string;
+  params: Record<string, string>;
+}
+
+/** With `route`, the request runs that operation; without, the pipeline routes it itself (and answers 404, 405 and preflights). */
+export type Pipeline = (req: ApiRequest, route?: RouteMatch) => Promise<ApiResponse>;
 
 export interface OperationMeta {
   operationId: string;

@@ -1,7 +1,8 @@
 /**
  * The request pipeline: everything that decides an answer, as one function from a neutral
  * request to a neutral response (CONTRACT sections 4-8, 6a). The Koa server and the MSW mocks
- * (in Node and in a browser) are hosts that only move bytes in and out of it:
+ * (in Node and in a browser) are hosts that route a request by the route table (`routeTable`) on
+ * their own router and move bytes in and out of it:
  *
  *   CORS preflight -> GraphQL mount | routes from the OpenAPI document
  *     (admission and limits, deprecation, validation, idempotency, handler) -> error map
@@ -91,14 +92,19 @@ export async function createPipeline(deps: PipelineDeps): Promise<Pipeline> {
     ...deps.graphql,
   });
 
-  return async (req) => {
+  const graphqlIds = new Set(Object.values(graphqlOperations(contract)).map((o) => o.operationId));
+
+  return async (req, route) => {
     // A trailing slash names the same resource as the path without it (CONTRACT section 4).
     if (req.path.length > 1 && req.path.endsWith('/')) req = { ...req, path: req.path.slice(0, -1) };
     const x = new Exchange(req);
     x.set('api-version', version);
     x.set('x-content-type-options', 'nosniff');
     try {
-      if (cors.preflight(x, routes.methodsAt)) {
+      if (route) {
+        // matched by the host's router (src/hosts/koa/app.ts, mocks/handlers.ts)
+        await (graphqlIds.has(route.operationId) ? graphql(x) : routes.run(x, route));
+      } else if (cors.preflight(x, routes.methodsAt)) {
         // answered: 204 with the allowed methods and headers
       } else if (req.path === GRAPHQL_PATH) {
         await graphql(x);

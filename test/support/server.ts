@@ -41,6 +41,8 @@ export interface TestServer {
   services: Services;
   clock: FakeClock;
   server: Server;
+  /** The Koa app the server runs. */
+  app: Awaited<ReturnType<typeof createApp>>;
   /** Creates a key through the API and returns a client acting with it. */
   client(role: Role, plan?: Plan, limits?: { perMinute: number; perDay: number }): Promise<Api & { keyId: number }>;
   close(): Promise<void>;
@@ -79,6 +81,7 @@ export async function startServer(opts: TestServerOptions = {}): Promise<TestSer
     services,
     clock,
     server,
+    app,
     async client(role, plan = 'business', limits) {
       const res = await admin.post('/admin/keys', { name: `${role} key`, role, plan, ...limits });
       if (res.status !== 201) throw new Error(`could not create key: ${res.text}`);

@@ -15,7 +15,8 @@ import { replaysRefusal } from '../../service/idempotency.js';
 import type { Admit } from '../admission-step.js';
 import { deprecationHeaders, sunsetGate } from './deprecation.js';
 import { errorResponse } from '../error-map.js';
-import type { Exchange, OperationMeta } from '../exchange.js';
+import { HOST_OPERATIONS } from './handlers/meta.js';
+import type { Exchange, OperationMeta, RouteMatch } from '../exchange.js';
 import { compileRequestValidator } from './request-validator.js';
 import { inexactIds, quotingIds, type SentId } from '../path-ids.js';
 import type { Handler, Handlers } from './handler.js';
@@ -46,6 +47,8 @@ interface Template {
 export interface Routes {
   /** Routes the request and runs its operation; unknown paths and methods throw 404 / 405. */
   dispatch(x: Exchange): Promise<void>;
+  /** Runs the operation a host's router matched (from `routeTable`), with its decoded path parameters. */
+  run(x: Exchange, route: RouteMatch): Promise<void>;
   /** The methods of the contract path that matches `path` (undefined for a path not in it). */
   methodsAt(path: string): string[] | undefined;
 }
@@ -54,6 +57,7 @@ export function compileRoutes(opts: OperationsOptions): Routes {
   const { doc, handlers, services } = opts;
   const ajv = createAjv(doc, { useDefaults: true });
   const templates: Template[] = [];
+  const byId = new Map<string, (x: Exchange) => Promise<void>>();
 
   for (const { path, method, op } of operationsOf(doc)) {
     const isPublic = Array.isArray(op.security) && op.security.length === 0;
@@ -76,7 +80,7 @@ export function compileRoutes(opts: OperationsOptions): Routes {
     const sunset = op.deprecated ? sunsetGate(opts.sunset, opts.clock) : undefined;
     const idempotent = method === 'POST' && !isPublic;
 
-    t.methods.set(method, async (x) => {
+    const run = async (x: Exchange): Promise<void> => {
       x.operation = meta;
       if (stability) x.set('x-api-stability', stability);
       deprecation?.(x);
@@ -86,7 +90,9 @@ export function compileRoutes(opts: OperationsOptions): Routes {
       const run = idempotent ? () => runIdempotent(x, services, req.body, () => handler(x, req)) : () => handler(x, req);
       const inexact = sentIds(x.params, req.params);
       await (inexact ? quotingIds(inexact, run) : run());
-    });
+    };
+    t.methods.set(method, run);
+    byId.set(op.operationId, run);
   }
 
   const match = (path: string): { t: Template; m: RegExpExecArray } | undefined => {
@@ -114,10 +120,48 @@ export function compileRoutes(opts: OperationsOptions): Routes {
       if (!found?.t.public) await opts.admit(x);
       refuse();
     },
+    run(x, route) {
+      const run = byId.get(route.operationId);
+      if (!run) throw new Error(`no route for operation ${route.operationId}`);
+      x.params = route.params;
+      return run(x);
+    },
     methodsAt(path) {
       return match(path)?.t.allow;
     },
   };
+}
+
+/** One operation of the document as both hosts' routers register it (the Koa router, MSW). */
+export interface RouteEntry {
+  /** Upper-case. */
+  method: string;
+  /** The OpenAPI path template, e.g. /pets/{petId}. */
+  path: string;
+  /** The same path in the routers' syntax, e.g. /pets/:petId. */
+  pattern: string;
+  operationId: string;
+  /** `security: []`: no key needed. */
+  public: boolean;
+  /** Served by the server alone (its docs page and metrics); the mocks leave it out. */
+  hostOnly: boolean;
+}
+
+/**
+ * The route table: every operation of the document, /graphql and the public documents
+ * included, in the document's order. A host registers one route per entry and hands the
+ * pipeline the matched operation id and path parameters (`Pipeline`'s `route`), so nothing is
+ * matched twice; what its router does not match goes to the pipeline alone (404, 405, preflights).
+ */
+export function routeTable(doc: OpenApiDoc): RouteEntry[] {
+  return operationsOf(doc).map(({ path, method, op }) => ({
+    method,
+    path,
+    pattern: path.replace(/\{(\w+)\}/g, ':$1'),
+    operationId: op.operationId,
+    public: Array.isArray(op.security) && op.security.length === 0,
+    hostOnly: (HOST_OPERATIONS as readonly string[]).includes(op.operationId),
+  }));
 }
 
 /** The path ids as sent whose number prints otherwise (a path id above 2^53-1), if any. */

@@ -4,7 +4,16 @@
  * the body under the stream limit, the client's address, metrics, access logs, the docs page and
  * the compressed, validated answers of the public documents (static-answers.ts). Every answer
  * comes from the pipeline (src/api/pipeline.ts), the same one the MSW mocks run.
+ *
+ *   host (request in, answer out) -> @koa/router: one route per operation of the route table
+ *     (`routeTable`, the OpenAPI document's operations, /graphql and the documents included),
+ *     each running the pipeline for its operation -> allowedMethods (405, 501)
+ *
+ * A request the router does not route, a method the path lacks (allowedMethods throws) and every
+ * OPTIONS (CORS preflights) go to the pipeline without a route: its own fallbacks answer them,
+ * after admission, through the contract's error map (404, 405 with `Allow`), as the mocks do.
  */
+import Router from '@koa/router';
 import Koa from 'koa';
 import getRawBody from 'raw-body';
 import type { ServerResponse } from 'node:http';
@@ -13,6 +22,7 @@ import { createPipeline, type PipelineDeps } from '../../api/pipeline.js';
 import { errorResponse } from '../../api/error-map.js';
 import { MAX_BODY_BYTES } from '../../api/json-body.js';
 import type { ApiRequest, ApiResponse } from '../../api/exchange.js';
+import { routeTable } from '../../api/rest/routes.js';
 import { docsHandlers } from './docs.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { ENCODINGS, STATIC_OPERATIONS, staticAnswers, type Encoding } from './static-answers.js';
@@ -44,7 +54,7 @@ export async function createApp(deps: AppDeps): Promise<Koa> {
     app.maxIpsCount = deps.trustProxy!;
   }
 
-  app.use(async (ctx) => {
+  app.use(async (ctx, next) => {
     const start = performance.now();
     // Read from Node's request itself: Koa's delegating getters cost more than the rest of the host.
     const raw = ctx.req;
@@ -60,9 +70,19 @@ export async function createApp(deps: AppDeps): Promise<Koa> {
       // raw-body rejects past the limit with status 413, which the pipeline answers.
       body: () => getRawBody(raw, { limit: MAX_BODY_BYTES }),
     };
-    let res: ApiResponse;
+    const state = ctx.state as HostState;
+    state.request = req;
+    let res: ApiResponse | undefined;
     try {
-      res = await pipeline(req);
+      if (method !== 'OPTIONS') {
+        try {
+          await next();
+        } catch (err) {
+          if (!(err instanceof Unrouted)) throw err;
+        }
+        res = state.response;
+      }
+      res ??= await pipeline(req);
     } catch (err) {
       // The pipeline maps every error itself; this is a last line of defence.
       logger.error({ err, method, path, ip: req.ip }, 'pipeline failed');
@@ -80,8 +100,32 @@ export async function createApp(deps: AppDeps): Promise<Koa> {
     metrics.observe(method, res.operationId, res.status, (performance.now() - start) / 1000);
     if (logger.isLevelEnabled('debug')) logger.debug({ method, path, status: res.status, keyId: res.keyId, ip: req.ip }, 'request');
   });
+
+  // Case-sensitive as the document's paths are; a trailing slash matches (strict: false).
+  const router = new Router({ sensitive: true, strict: false });
+  for (const { method, pattern, operationId } of routeTable(deps.contract.doc)) {
+    const verb = VERBS[method];
+    if (!verb) throw new Error(`no route for ${method} ${pattern} (${operationId})`);
+    router[verb](pattern, async (ctx) => {
+      const state = ctx.state as HostState;
+      state.response = await pipeline(state.request, { operationId, params: ctx.params });
+    });
+  }
+  app.use(router.routes());
+  app.use(router.allowedMethods({ throw: true, methodNotAllowed: () => new Unrouted(), notImplemented: () => new Unrouted() }));
   return app;
 }
+
+/** What the host middleware and the routes share through `ctx.state`. */
+interface HostState {
+  request: ApiRequest;
+  response?: ApiResponse;
+}
+
+/** allowedMethods' 405 and 501: the pipeline answers them (after admission, with `Allow`). */
+class Unrouted extends Error {}
+
+const VERBS: Record<string, 'get' | 'post' | 'put' | 'patch' | 'delete'> = { GET: 'get', POST: 'post', PUT: 'put', PATCH: 'patch', DELETE: 'delete' };
 
 /** An origin-form request target ("/pets?limit=2") as path and query string. */
 function splitTarget(url: string): { path: string; search: string } {
