@@ -1,7 +1,8 @@
 /**
  * One behaviour suite, several targets (CONTRACT sections 11 and 13). `startTarget` gives a test
  * the same handles whether it runs against the real server over HTTP on a loopback port (on the
- * in-memory store, or on PostgreSQL with a database of the file's own) or against the MSW mocks
+ * in-memory store, on the journal-backed store of a temporary data directory as `npm start` runs
+ * it, or on PostgreSQL with a database of the file's own) or against the MSW mocks
  * in this process; the vitest project running the file decides which (`provide: { target }` in
  * vitest.config.ts). Tests talk to either only through `url` and `fetch`, so every response
  * still goes through the contract check of `Api` (test/support/http.ts).
@@ -11,7 +12,7 @@ import type { Plan, Role } from '../../src/service/records.js';
 import { ADMIN_SECRET, FakeClock } from './fixtures.js';
 import { Api } from './http.js';
 
-export type TargetKind = 'server' | 'postgres' | 'mocks';
+export type TargetKind = 'server' | 'durable' | 'postgres' | 'mocks';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -53,8 +54,8 @@ export const MOCKS_BASE_URL = 'http://127.0.0.1:9';
 /** The target kind of the running project; a file outside the behaviour projects has none. */
 export function targetKind(): TargetKind {
   const kind = inject('target');
-  if (kind !== 'server' && kind !== 'postgres' && kind !== 'mocks') {
-    throw new Error(`startTarget runs only in the behaviour:server, behaviour:postgres and behaviour:mocks projects (test/behaviour/), got target=${String(kind)}`);
+  if (kind !== 'server' && kind !== 'durable' && kind !== 'postgres' && kind !== 'mocks') {
+    throw new Error(`startTarget runs only in the behaviour projects (test/behaviour/, vitest.config.ts), got target=${String(kind)}`);
   }
   return kind;
 }
@@ -62,6 +63,7 @@ export function targetKind(): TargetKind {
 export async function startTarget(opts: TargetOptions = {}): Promise<Target> {
   const kind = targetKind();
   if (kind === 'postgres') return startPostgresTarget(opts);
+  if (kind === 'durable') return startDurableTarget(opts);
   return kind === 'server' ? startServerTarget(opts) : startMocksTarget(opts);
 }
 
@@ -94,6 +96,47 @@ async function startPostgresTarget(opts: TargetOptions): Promise<Target> {
     async close() {
       await t.close();
       await pg.close();
+    },
+  };
+}
+
+/**
+ * The real server on the store `npm start` runs on: the in-memory store persisted to a data
+ * directory (snapshot and journal, every write acknowledged once its journal entry is durable),
+ * opened by the same `openStore` as src/main.ts, on a temporary directory of this file's own.
+ * Closing writes the final snapshot, as a SIGTERM does, and loads the directory once more: what
+ * the file's tests left must read back (checksums, journal replay) before the directory goes.
+ */
+async function startDurableTarget(opts: TargetOptions): Promise<Target> {
+  const [{ startServer }, { openStore }, { mkdtempSync, rmSync }, { tmpdir }, { join }] = await Promise.all([
+    import('./server.js'),
+    import('../../src/store/open-store.js'),
+    import('node:fs'),
+    import('node:os'),
+    import('node:path'),
+  ]);
+  const dataDir = mkdtempSync(join(tmpdir(), 'petstore-durable-'));
+  const fatal: Error[] = [];
+  const open = () => openStore({ dataDir, logger: { info: () => undefined, warn: () => undefined, error: () => undefined }, onFatal: (err) => void fatal.push(err) });
+  const persistent = await open();
+  const t = await startServer({ ...opts, store: persistent.store, ready: persistent.ready });
+  return {
+    kind: 'durable',
+    url: t.url,
+    admin: t.admin,
+    anon: t.anon,
+    clock: t.clock,
+    client: t.client,
+    async close() {
+      try {
+        await t.close();
+        await persistent.close();
+        const again = await open();
+        await again.close();
+        if (fatal.length) throw new Error(`the data directory ${dataDir} failed: ${fatal.map((e) => e.message).join('; ')}`);
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
     },
   };
 }
