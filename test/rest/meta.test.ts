@@ -7,6 +7,7 @@
 import { request as httpRequest } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectPublicOk } from '../support/assertions.js';
 import { contractProblems, cspDirectives } from '../support/contract-check.js';
 import { Api, type Res } from '../support/http.js';
 import { limitHeaders } from '../support/limits.js';
@@ -16,16 +17,6 @@ import { ADMIN_SECRET, startServer, type TestServer } from '../support/server.js
 const SERVER_ONLY_PUBLIC_PATHS = ['/docs', '/metrics'];
 
 const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit-policy', 'ratelimit'];
-
-/** Common facts of every public response: 200, API-Version, and no rate-limit headers. */
-function expectPublicOk(res: Res, type: RegExp): void {
-  expect(res.status, res.text.slice(0, 200)).toBe(200);
-  expect(res.headers.get('api-version')).toBe('1.0.0');
-  expect(res.headers.get('content-type')).toMatch(type);
-  for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit', 'ratelimit-policy']) {
-    expect(res.headers.get(h), `${h} on a public endpoint`).toBeNull();
-  }
-}
 
 interface RawReply {
   status: number;
