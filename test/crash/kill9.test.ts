@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { expectFilesUnchanged, filesOf } from '../support/files.js';
-import { LISTENING, ServerProcess, call, exitWithin, type Reply } from '../support/process.js';
+import { ContractViolation, LISTENING, ServerProcess, call, exitWithin, type Reply } from '../support/process.js';
 import { createServices } from '../../src/service/services.js';
 import type { Principal } from '../../src/service/records.js';
 import { openPersistentStore } from '../../src/store/persistent-store.js';
@@ -103,7 +103,8 @@ describe('kill -9 in the middle of a write load', () => {
           let res: Reply;
           try {
             res = await call(port, 'POST', '/categories', { key: ADMIN_KEY, body, agent });
-          } catch {
+          } catch (err) {
+            if (err instanceof ContractViolation) throw err;
             return; // the connection died with the process: not acknowledged
           }
           if (res.status === 201) {

@@ -129,16 +129,10 @@ describe('a first start on an empty data directory without PETSTORE_ADMIN_KEY, s
     const body = JSON.stringify({ name: 'Late Arrival', categoryId });
 
     // Headers go out now; `continue` proves the server has them (the request is in flight).
-    const req = httpRequest({
-      host: '127.0.0.1',
-      port,
-      method: 'POST',
-      path: '/pets',
-      agent: false,
-      headers: { 'content-type': 'application/json', 'x-api-key': adminKey, expect: '100-continue' },
-    });
+    const headers = { 'content-type': 'application/json', 'x-api-key': adminKey, expect: '100-continue' };
+    const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/pets', agent: false, headers });
     const reply = new Promise<Reply>((resolve, reject) => {
-      req.on('response', (res) => collect(res, resolve, reject));
+      req.on('response', (res) => collect(res, { method: 'POST', url: `http://127.0.0.1:${port}/pets`, headers }, resolve, reject));
       req.on('error', reject);
     });
     req.flushHeaders();

@@ -8,7 +8,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contractProblems } from '../support/contract-check.js';
 import { call, ServerProcess, type Reply } from '../support/process.js';
 
 const ADMIN_KEY = 'psk_enterprise_TrustProxyAdminKey0123456789abcdefghijKL';
@@ -23,14 +22,10 @@ function start(env: Record<string, string>): ServerProcess {
   return p;
 }
 
-/** A keyless GET /pets as the proxy forwards it, checked against the contract. */
+/** A keyless GET /pets as the proxy forwards it, checked against the contract (as every `call` is). */
 async function anonymous(port: number, forwardedFor?: string): Promise<Reply> {
   const headers: Record<string, string> = forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor };
-  const res = await call(port, 'GET', '/pets', { headers });
-  const h = new Headers();
-  for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(', ') : v);
-  expect(contractProblems('GET', `http://127.0.0.1:${port}/pets`, { status: res.status, headers: h, text: JSON.stringify(res.body), body: res.body }, headers)).toEqual([]);
-  return res;
+  return call(port, 'GET', '/pets', { headers });
 }
 
 const remaining = (r: Reply) => Number(r.headers['x-ratelimit-remaining']);

@@ -8,8 +8,8 @@ import { request as httpRequest } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectPublicOk } from '../support/assertions.js';
-import { contractProblems, cspDirectives } from '../support/contract-check.js';
-import { Api, type Res } from '../support/http.js';
+import { contractProblems, cspDirectives, headersOf, parseBody } from '../support/contract-check.js';
+import { Api } from '../support/http.js';
 import { limitHeaders } from '../support/limits.js';
 import { ADMIN_SECRET, startServer, type TestServer } from '../support/server.js';
 
@@ -35,11 +35,10 @@ function rawGet(url: string, headers: Record<string, string>, method = 'GET'): P
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('error', reject);
       res.on('end', () => {
-        const out = new Headers();
-        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out.set(k, Array.isArray(v) ? v.join(', ') : v);
+        const out = headersOf(res.headers);
         const bytes = Buffer.concat(chunks);
         const text = bytes.length === 0 ? '' : decode(out.get('content-encoding'), bytes).toString('utf8');
-        const body = (out.get('content-type') ?? '').startsWith('application/json') && text !== '' ? JSON.parse(text) : text;
+        const body = parseBody(out, text);
         const problems = contractProblems(method, url, { status: res.statusCode!, headers: out, text, body }, headers);
         if (problems.length > 0) reject(new Error(`${method} ${url}: ${problems.join('; ')}`));
         else resolve({ status: res.statusCode!, headers: out, bytes });

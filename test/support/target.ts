@@ -11,6 +11,7 @@ import { inject } from 'vitest';
 import type { Plan, Role } from '../../src/service/records.js';
 import { ADMIN_SECRET, FakeClock } from './fixtures.js';
 import { Api } from './http.js';
+import type { TestServer } from './server.js';
 
 export type TargetKind = 'server' | 'durable' | 'postgres' | 'mocks';
 
@@ -72,7 +73,12 @@ async function startServerTarget(opts: TargetOptions): Promise<Target> {
   const { startServer } = await import('./server.js');
   // The behaviour:redis project runs the server on a RedisLimiter (test/engines/redis-global-setup.ts).
   const t = await startServer({ ...opts, redisUrl: inject('redisUrl') });
-  return { kind: 'server', url: t.url, admin: t.admin, anon: t.anon, clock: t.clock, client: t.client, close: t.close };
+  return serverTarget('server', t, t.close);
+}
+
+/** A target on a started test server, closed by `close` (which closes the server and what it runs on). */
+function serverTarget(kind: TargetKind, t: TestServer, close: () => Promise<void>): Target {
+  return { kind, url: t.url, admin: t.admin, anon: t.anon, clock: t.clock, client: t.client, close };
 }
 
 /**
@@ -86,18 +92,10 @@ async function startPostgresTarget(opts: TargetOptions): Promise<Target> {
   if (!redisUrl) throw new Error('behaviour:postgres needs the Redis of test/engines/setup.ts');
   const pg = await openTestPostgresStore(inject('postgresUrl'));
   const t = await startServer({ ...opts, store: pg.store, redisUrl });
-  return {
-    kind: 'postgres',
-    url: t.url,
-    admin: t.admin,
-    anon: t.anon,
-    clock: t.clock,
-    client: t.client,
-    async close() {
-      await t.close();
-      await pg.close();
-    },
-  };
+  return serverTarget('postgres', t, async () => {
+    await t.close();
+    await pg.close();
+  });
 }
 
 /**
@@ -120,25 +118,17 @@ async function startDurableTarget(opts: TargetOptions): Promise<Target> {
   const open = () => openStore({ dataDir, logger: { info: () => undefined, warn: () => undefined, error: () => undefined }, onFatal: (err) => void fatal.push(err) });
   const persistent = await open();
   const t = await startServer({ ...opts, store: persistent.store, ready: persistent.ready });
-  return {
-    kind: 'durable',
-    url: t.url,
-    admin: t.admin,
-    anon: t.anon,
-    clock: t.clock,
-    client: t.client,
-    async close() {
-      try {
-        await t.close();
-        await persistent.close();
-        const again = await open();
-        await again.close();
-        if (fatal.length) throw new Error(`the data directory ${dataDir} failed: ${fatal.map((e) => e.message).join('; ')}`);
-      } finally {
-        rmSync(dataDir, { recursive: true, force: true });
-      }
-    },
-  };
+  return serverTarget('durable', t, async () => {
+    try {
+      await t.close();
+      await persistent.close();
+      const again = await open();
+      await again.close();
+      if (fatal.length) throw new Error(`the data directory ${dataDir} failed: ${fatal.map((e) => e.message).join('; ')}`);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
 }
 
 /** MSW intercepts the process's global fetch, and two mock servers on one base URL would answer for each other. */
