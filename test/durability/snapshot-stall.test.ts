@@ -10,23 +10,16 @@
  * latency also carries its own fdatasync and the scheduler of a shared machine, which the same
  * load without a snapshot shows (`baseline` in the log).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { temporaryDirs } from '../support/files.js';
 import { measureSnapshotStall } from './stall.js';
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-const temp = (p: string) => {
-  const d = mkdtempSync(join(tmpdir(), p));
-  dirs.push(d);
-  return d;
-};
+const dataDir = temporaryDirs('petstore-stall-');
+const imageDir = temporaryDirs('petstore-stall-image-');
 
 describe('a snapshot of 1,000,000 pets', () => {
   it('holds the event loop at most 50 ms at a time, no write waits more than 50 ms for it, and writes go on', { timeout: 120_000 }, async () => {
-    const f = await measureSnapshotStall(temp('petstore-stall-'), 1_000_000, temp('petstore-stall-image-'));
+    const f = await measureSnapshotStall(dataDir(), 1_000_000, imageDir());
     console.log(`[snapshot-stall] ${JSON.stringify(f)}`);
     expect(f.during.maxStallMs).toBeLessThanOrEqual(50);
     expect(f.during.maxWaitForSnapshotMs, 'the slowest write, waiting for the snapshot').toBeLessThanOrEqual(50);

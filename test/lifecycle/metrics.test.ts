@@ -4,16 +4,14 @@
  * latency alone; with PETSTORE_METRICS_PORT it is served on that port only (404 on the public one).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Agent } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call, ServerProcess } from '../support/process.js';
+import { temporaryDirs } from '../support/files.js';
 
 const ADMIN_KEY = 'psk_enterprise_MetricsAdminKey0123456789abcdefghijKLMNOP';
-const dirs: string[] = [];
+const tempDir = temporaryDirs('petstore-metrics-');
 const processes: ServerProcess[] = [];
 const floods: ChildProcess[] = [];
 const AUTOCANNON = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
@@ -21,12 +19,10 @@ const AUTOCANNON = createRequire(import.meta.url).resolve('autocannon/autocannon
 afterAll(() => {
   for (const f of floods) f.kill('SIGKILL');
   for (const p of processes) p.kill();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 function start(env: Record<string, string>): ServerProcess {
-  const dir = mkdtempSync(join(tmpdir(), 'petstore-metrics-'));
-  dirs.push(dir);
+  const dir = tempDir();
   const p = new ServerProcess({ PETSTORE_DATA_DIR: dir, PETSTORE_ADMIN_KEY: ADMIN_KEY, PETSTORE_SEED: 'true', ...env }, 90_000);
   processes.push(p);
   return p;

@@ -4,19 +4,16 @@
  * balancer get anonymous buckets of their own and the logs name them; unset, the header is ignored,
  * so no client chooses its own bucket. This test plays the proxy on loopback.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, ServerProcess, type Reply } from '../support/process.js';
+import { temporaryDirs } from '../support/files.js';
 
 const ADMIN_KEY = 'psk_enterprise_TrustProxyAdminKey0123456789abcdefghijKL';
-const dirs: string[] = [];
+const tempDir = temporaryDirs('petstore-proxy-');
 const processes: ServerProcess[] = [];
 
 function start(env: Record<string, string>): ServerProcess {
-  const dir = mkdtempSync(join(tmpdir(), 'petstore-proxy-'));
-  dirs.push(dir);
+  const dir = tempDir();
   const p = new ServerProcess({ PETSTORE_DATA_DIR: dir, PETSTORE_ADMIN_KEY: ADMIN_KEY, PETSTORE_SEED: 'false', ...env }, 60_000);
   processes.push(p);
   return p;
@@ -42,7 +39,6 @@ beforeAll(() => {
 
 afterAll(() => {
   for (const p of processes) p.kill();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 describe('PETSTORE_TRUST_PROXY', { timeout: 60_000 }, () => {
