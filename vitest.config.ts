@@ -28,10 +28,12 @@ export default defineConfig({
           exclude: ['**/node_modules/**', BEHAVIOUR, 'test/browser/**', 'test/consumer/**', POSTGRES, CLUSTER],
         },
       },
-      // One behaviour suite, two targets (CONTRACT section 11): the same files against the real
+      // One behaviour suite, several targets (CONTRACT section 11): the same files against the real
       // server over HTTP and against the MSW mocks; startTarget reads `target` with inject().
       { extends: true, test: { name: 'behaviour:server', include: [BEHAVIOUR], provide: { target: 'server' } } },
       { extends: true, test: { name: 'behaviour:mocks', include: [BEHAVIOUR], provide: { target: 'mocks' } } },
+      // The real server on the store `npm start` runs: the journal-backed store of a (temporary) data directory.
+      { extends: true, test: { name: 'behaviour:durable', include: [BEHAVIOUR], provide: { target: 'durable' } } },
       // Once more on the mocks as the package ships them (dist/mocks, built once by the global setup).
       {
         extends: true,

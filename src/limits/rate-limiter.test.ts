@@ -1,26 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { RateLimiter, type Decision, type Limits } from './rate-limiter.js';
-
-/** A clock that stands still unless the test moves it. */
-class Clock {
-  constructor(public t: number) {}
-  now(): number {
-    return this.t;
-  }
-  advance(ms: number): void {
-    this.t += ms;
-  }
-  set(iso: string): void {
-    this.t = Date.parse(iso);
-  }
-}
+import { FakeClock } from '../../test/support/fixtures.js';
 
 const NOON = '2026-11-23T12:00:00Z';
 const NEXT_MIDNIGHT = Date.parse('2026-11-24T00:00:00Z');
 const FREE: Limits = { perMinute: 60, perDay: 1_000 };
 
 function setup(iso = NOON, maxEntries?: number) {
-  const clock = new Clock(Date.parse(iso));
+  const clock = new FakeClock(Date.parse(iso));
   const limiter = new RateLimiter({ clock, maxEntries });
   return { clock, limiter };
 }
@@ -277,7 +264,7 @@ describe('RateLimiter: address buckets apart from keys', () => {
   });
 
   it('bounds the address buckets on their own: an evicted one comes back full', () => {
-    const clock = new Clock(Date.parse(NOON));
+    const clock = new FakeClock(Date.parse(NOON));
     const limiter = new RateLimiter({ clock, maxEntries: 10, maxAddresses: 2 });
     takeN(limiter, 'addr:10.0.0.1', { perMinute: 30 }, 30);
     expect(limiter.take('addr:10.0.0.1', { perMinute: 30 }).admitted).toBe(false);

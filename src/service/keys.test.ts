@@ -3,14 +3,7 @@ import { MemoryStore } from '../store/memory/memory-store.js';
 import { AUTH_CACHE_ENTRIES, AUTH_CACHE_MS, KeyService } from './keys.js';
 import { UnauthenticatedError } from './errors.js';
 import type { Principal } from './records.js';
-
-/** A clock that stands still unless the test moves it. */
-class Clock {
-  t = Date.parse('2026-11-23T12:00:00Z');
-  now(): number {
-    return this.t;
-  }
-}
+import { FakeClock } from '../../test/support/fixtures.js';
 
 const ADMIN: Principal = { keyId: 0, role: 'admin', plan: 'enterprise', perMinute: 10_000, perDay: 10_000_000 };
 
@@ -24,7 +17,7 @@ class CountingStore extends MemoryStore {
 }
 
 async function setup() {
-  const clock = new Clock();
+  const clock = new FakeClock();
   const store = new CountingStore();
   const keys = new KeyService(store, clock);
   const { key, secret } = await keys.create(ADMIN, { name: 'shop', role: 'customer', plan: 'free' });

@@ -16,18 +16,12 @@ import {
 } from './pet-status.js';
 import type { PetStatus, Principal } from './records.js';
 import { createServices, type Services } from './services.js';
+import { FakeClock } from '../../test/support/fixtures.js';
 
 const staff: Principal = { keyId: 1, role: 'staff', plan: 'pro', perMinute: 300, perDay: 10000 };
 
-class StillClock {
-  constructor(public t = Date.parse('2026-11-23T12:00:00Z')) {}
-  now(): number {
-    return this.t;
-  }
-}
-
 function fresh(): Services {
-  return createServices({ store: new MemoryStore(), clock: new StillClock(), bans: { banSeconds: 900 } });
+  return createServices({ store: new MemoryStore(), clock: new FakeClock(), bans: { banSeconds: 900 } });
 }
 
 describe('pet status functions', () => {

@@ -9,13 +9,7 @@ import { BanService } from './bans.js';
 import { AUTH_CACHE_LISTENING_MS, AUTH_CACHE_MS, KeyService } from './keys.js';
 import { UnauthenticatedError } from './errors.js';
 import type { Principal } from './records.js';
-
-class Clock {
-  t = Date.parse('2026-11-23T12:00:00Z');
-  now(): number {
-    return this.t;
-  }
-}
+import { FakeClock } from '../../test/support/fixtures.js';
 
 /** A change feed the test drives: `tell` is what another process's commit would cause. */
 class Feed implements ChangeFeed {
@@ -47,7 +41,7 @@ class SharedStore extends MemoryStore {
 const ADMIN: Principal = { keyId: 0, role: 'admin', plan: 'enterprise', perMinute: 10_000, perDay: 10_000_000 };
 
 async function setup() {
-  const clock = new Clock();
+  const clock = new FakeClock();
   const store = new SharedStore();
   const keys = new KeyService(store, clock);
   const bans = new BanService(store, clock, { banSeconds: 900 });

@@ -20,22 +20,13 @@ import {
 } from './errors.js';
 import type { PetStatus, Principal } from './records.js';
 import { createServices, type Services } from './services.js';
+import { FakeClock } from '../../test/support/fixtures.js';
 
 const staff: Principal = { keyId: 1, role: 'staff', plan: 'pro', perMinute: 300, perDay: 10000 };
 const customer: Principal = { keyId: 2, role: 'customer', plan: 'pro', perMinute: 300, perDay: 10000 };
 const otherCustomer: Principal = { keyId: 3, role: 'customer', plan: 'free', perMinute: 60, perDay: 1000 };
 
 const T0 = Date.parse('2026-11-23T12:00:00Z');
-
-class StillClock {
-  constructor(public t = T0) {}
-  now(): number {
-    return this.t;
-  }
-  advance(ms: number): void {
-    this.t += ms;
-  }
-}
 
 type ErrorClass = abstract new (...args: never[]) => DomainError;
 
@@ -54,13 +45,13 @@ async function refused(p: Promise<unknown>, cls: ErrorClass, code: string): Prom
 }
 
 let store: MemoryStore;
-let clock: StillClock;
+let clock: FakeClock;
 let s: Services;
 let categoryId: number;
 
 beforeEach(async () => {
   store = new MemoryStore();
-  clock = new StillClock();
+  clock = new FakeClock();
   s = createServices({ store, clock, bans: { banSeconds: 900 } });
   categoryId = (await s.categories.create(staff, { name: 'Dogs' })).id;
 });

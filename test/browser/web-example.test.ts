@@ -10,6 +10,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemoData } from '../../src/service/seed.js';
 import { startServer, type TestServer } from '../support/server.js';
+import { checkedFetch } from '../support/http.js';
 import { buildExample } from './build-example.js';
 import { launchChromium } from './chromium.js';
 import { ExamplePage, type Budget } from './example-page.js';
@@ -173,7 +174,7 @@ describe('on the real server, across origins', () => {
       // Use up the rest of the budget from outside the page, then let the page be refused.
       let remaining = (await page.budget()).remaining;
       while (remaining > 0) {
-        const res = await fetch(`${api.url}/categories`, { headers: { 'x-api-key': key }, signal: AbortSignal.timeout(5_000) });
+        const res = await checkedFetch(`${api.url}/categories`, { headers: { 'x-api-key': key }, signal: AbortSignal.timeout(5_000) });
         expect(res.status).toBe(200);
         remaining = Number(res.headers.get('x-ratelimit-remaining'));
       }
@@ -183,7 +184,7 @@ describe('on the real server, across origins', () => {
 
       // Ten more refusals ban the key (the eleventh refusal in a minute starts the ban).
       for (let i = 0; i < 10; i++) {
-        const res = await fetch(`${api.url}/categories`, { headers: { 'x-api-key': key }, signal: AbortSignal.timeout(5_000) });
+        const res = await checkedFetch(`${api.url}/categories`, { headers: { 'x-api-key': key }, signal: AbortSignal.timeout(5_000) });
         expect(res.status).toBe(429);
       }
       await page.attempt(() => page.page.getByRole('button', { name: 'Refresh inventory' }).click());

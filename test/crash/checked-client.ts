@@ -3,7 +3,7 @@
  * (test/support/contract-check.ts), violations are collected rather than thrown (the soak script
  * runs outside vitest), and a connection that fails (the server was killed) is `undefined`.
  */
-import { contractProblems } from '../support/contract-check.js';
+import { contractProblems, parseBody } from '../support/contract-check.js';
 
 export interface Answer {
   status: number;
@@ -35,7 +35,7 @@ export class CheckedClient {
     } catch {
       return undefined;
     }
-    const parsed = text && (res.headers.get('content-type') ?? '').startsWith('application/json') ? JSON.parse(text) : text;
+    const parsed = parseBody(res.headers, text);
     for (const p of contractProblems(method, this.base + path, { status: res.status, headers: res.headers, text, body: parsed }, sent)) {
       this.problems.push(`${method} ${path}: ${p}`);
     }

@@ -12,20 +12,18 @@
  * process exit non-zero without answering the batch; ENOSPC there is an outage the process rides
  * out (503 with Retry-After: 1 for the batch, then writes again by themselves).
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LISTENING, ServerProcess, exitWithin } from '../support/process.js';
 import { CheckedClient } from './checked-client.js';
+import { temporaryDirs } from '../support/files.js';
 
 const ADMIN_KEY = 'psk_enterprise_FailpointAdminKey0123456789abcdefghijKLM';
-const dirs: string[] = [];
+const tempDir = temporaryDirs('petstore-failpoint-');
 const processes: ServerProcess[] = [];
 
 afterAll(() => {
   for (const p of processes) p.kill();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 function start(dir: string, env: Record<string, string> = {}): ServerProcess {
@@ -87,8 +85,7 @@ describe.concurrent('a server that kills itself at a failpoint loses nothing ack
   ];
 
   it.each(underLoad)('%s (PETSTORE_FAILPOINT=%s)', async (_what, failpoint) => {
-    const dir = mkdtempSync(join(tmpdir(), 'petstore-failpoint-'));
-    dirs.push(dir);
+    const dir = tempDir();
     const load: Load = { acknowledged: [], attempted: new Set(), problems: [] };
     const server = start(dir, { PETSTORE_FAILPOINT: failpoint });
     const client = new CheckedClient(`http://127.0.0.1:${await server.port()}`, ADMIN_KEY, load.problems);
@@ -102,8 +99,7 @@ describe.concurrent('a server that kills itself at a failpoint loses nothing ack
   it.each([['snapshot-written'], ['snapshot-renamed'], ['journal-emptied']])(
     'during the final snapshot of a SIGTERM shutdown (PETSTORE_FAILPOINT=%s)',
     async (failpoint) => {
-      const dir = mkdtempSync(join(tmpdir(), 'petstore-failpoint-'));
-      dirs.push(dir);
+      const dir = tempDir();
       const load: Load = { acknowledged: [], attempted: new Set(), problems: [] };
       // No background snapshot: the first snapshot is the shutdown's.
       const server = start(dir, { PETSTORE_FAILPOINT: failpoint, PETSTORE_SNAPSHOT_EVERY: '1000000' });
@@ -127,8 +123,7 @@ describe.concurrent('a server that kills itself at a failpoint loses nothing ack
 
 describe.concurrent('a journal batch that fails in the real process', { timeout: 90_000 }, () => {
   it('with EIO (PETSTORE_FAILPOINT=journal-appended:30:EIO): exits non-zero at once, answers nothing of the batch, loses nothing acknowledged', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'petstore-failpoint-'));
-    dirs.push(dir);
+    const dir = tempDir();
     const load: Load = { acknowledged: [], attempted: new Set(), problems: [] };
     const server = start(dir, { PETSTORE_FAILPOINT: 'journal-appended:30:EIO' });
     const client = new CheckedClient(`http://127.0.0.1:${await server.port()}`, ADMIN_KEY, load.problems);
@@ -143,8 +138,7 @@ describe.concurrent('a journal batch that fails in the real process', { timeout:
   });
 
   it('with ENOSPC (PETSTORE_FAILPOINT=journal-appended:30:ENOSPC): 503 with Retry-After: 1 for the batch, then writes again by itself; nothing refused comes back', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'petstore-failpoint-'));
-    dirs.push(dir);
+    const dir = tempDir();
     const problems: string[] = [];
     const server = start(dir, { PETSTORE_FAILPOINT: 'journal-appended:30:ENOSPC' });
     const client = new CheckedClient(`http://127.0.0.1:${await server.port()}`, ADMIN_KEY, problems);

@@ -6,27 +6,24 @@
  * that 600 idle sockets from one client would otherwise exhaust. Other clients are other loopback
  * addresses (127.0.0.2, 127.0.0.3...); every socket is bounded in number and time.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call, ServerProcess } from '../support/process.js';
+import { temporaryDirs } from '../support/files.js';
 
 const ADMIN_KEY = 'psk_enterprise_ConnectionsAdminKey0123456789abcdefghiJK';
-const dirs: string[] = [];
+const tempDir = temporaryDirs('petstore-conn-');
 const processes: ServerProcess[] = [];
 const sockets: Socket[] = [];
 
 afterAll(() => {
   for (const s of sockets) s.destroy();
   for (const p of processes) p.kill();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 function start(env: Record<string, string>, wrapper: string[] = []): ServerProcess {
-  const dir = mkdtempSync(join(tmpdir(), 'petstore-conn-'));
-  dirs.push(dir);
+  const dir = tempDir();
   const p = new ServerProcess({ PETSTORE_DATA_DIR: dir, PETSTORE_ADMIN_KEY: ADMIN_KEY, PETSTORE_SEED: 'false', ...env }, 90_000, wrapper);
   processes.push(p);
   return p;

@@ -11,18 +11,18 @@
  *   anew and takes writes again by itself: nothing acknowledged is lost, nothing refused appears.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { expectFilesUnchanged, filesOf } from '../support/files.js';
+import { expectFilesUnchanged, filesOf, temporaryDirs } from '../support/files.js';
 import { LISTENING, ServerProcess, exitWithin } from '../support/process.js';
 import { CheckedClient } from '../crash/checked-client.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ADMIN_KEY = 'psk_enterprise_DataDirAdminKey0123456789abcdefghijKLMNOP';
-const dirs: string[] = [];
+const tempDir = temporaryDirs('petstore-datadir-');
 const processes: ServerProcess[] = [];
 const parents: ChildProcess[] = [];
 
@@ -55,14 +55,8 @@ function processState(pid: number): string {
 afterAll(() => {
   for (const p of parents) p.kill('SIGKILL');
   for (const p of processes) p.kill();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'petstore-datadir-'));
-  dirs.push(d);
-  return d;
-}
 
 function start(dir: string, env: Record<string, string> = {}): ServerProcess {
   const p = new ServerProcess({ PETSTORE_DATA_DIR: dir, PETSTORE_ADMIN_KEY: ADMIN_KEY, PETSTORE_SEED: 'false', ...env }, 40_000);

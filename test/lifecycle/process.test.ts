@@ -8,14 +8,12 @@
  * the tests then inspect their own. Each has a hard timeout and is killed in afterAll at the latest.
  */
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LISTENING, ServerProcess, call, collect, exitWithin, type Reply } from '../support/process.js';
+import { temporaryDirs } from '../support/files.js';
 
 const HARD_TIMEOUT_MS = 40_000;
 const ENV_ADMIN_KEY = 'psk_enterprise_ProcessTestAdminKey0123456789abcdefXYZ';
@@ -39,12 +37,7 @@ async function stopsAccepting(port: number, withinMs: number): Promise<boolean> 
   return false;
 }
 
-const tempDirs: string[] = [];
-const dataDir = (): string => {
-  const d = mkdtempSync(join(tmpdir(), 'petstore-process-'));
-  tempDirs.push(d);
-  return d;
-};
+const dataDir = temporaryDirs('petstore-process-');
 
 const processes: ServerProcess[] = [];
 const start = (env: Record<string, string>): ServerProcess => {
@@ -81,7 +74,6 @@ beforeAll(() => {
 
 afterAll(() => {
   for (const p of processes) p.kill();
-  for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
 });
 
 describe('a first start on an empty data directory without PETSTORE_ADMIN_KEY, seeded; then SIGTERM and a restart', { timeout: 45_000 }, () => {
@@ -129,16 +121,10 @@ describe('a first start on an empty data directory without PETSTORE_ADMIN_KEY, s
     const body = JSON.stringify({ name: 'Late Arrival', categoryId });
 
     // Headers go out now; `continue` proves the server has them (the request is in flight).
-    const req = httpRequest({
-      host: '127.0.0.1',
-      port,
-      method: 'POST',
-      path: '/pets',
-      agent: false,
-      headers: { 'content-type': 'application/json', 'x-api-key': adminKey, expect: '100-continue' },
-    });
+    const headers = { 'content-type': 'application/json', 'x-api-key': adminKey, expect: '100-continue' };
+    const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/pets', agent: false, headers });
     const reply = new Promise<Reply>((resolve, reject) => {
-      req.on('response', (res) => collect(res, resolve, reject));
+      req.on('response', (res) => collect(res, { method: 'POST', url: `http://127.0.0.1:${port}/pets`, headers }, resolve, reject));
       req.on('error', reject);
     });
     req.flushHeaders();

@@ -4,33 +4,25 @@
  * balancer get anonymous buckets of their own and the logs name them; unset, the header is ignored,
  * so no client chooses its own bucket. This test plays the proxy on loopback.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contractProblems } from '../support/contract-check.js';
 import { call, ServerProcess, type Reply } from '../support/process.js';
+import { temporaryDirs } from '../support/files.js';
 
 const ADMIN_KEY = 'psk_enterprise_TrustProxyAdminKey0123456789abcdefghijKL';
-const dirs: string[] = [];
+const tempDir = temporaryDirs('petstore-proxy-');
 const processes: ServerProcess[] = [];
 
 function start(env: Record<string, string>): ServerProcess {
-  const dir = mkdtempSync(join(tmpdir(), 'petstore-proxy-'));
-  dirs.push(dir);
+  const dir = tempDir();
   const p = new ServerProcess({ PETSTORE_DATA_DIR: dir, PETSTORE_ADMIN_KEY: ADMIN_KEY, PETSTORE_SEED: 'false', ...env }, 60_000);
   processes.push(p);
   return p;
 }
 
-/** A keyless GET /pets as the proxy forwards it, checked against the contract. */
+/** A keyless GET /pets as the proxy forwards it, checked against the contract (as every `call` is). */
 async function anonymous(port: number, forwardedFor?: string): Promise<Reply> {
   const headers: Record<string, string> = forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor };
-  const res = await call(port, 'GET', '/pets', { headers });
-  const h = new Headers();
-  for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(', ') : v);
-  expect(contractProblems('GET', `http://127.0.0.1:${port}/pets`, { status: res.status, headers: h, text: JSON.stringify(res.body), body: res.body }, headers)).toEqual([]);
-  return res;
+  return call(port, 'GET', '/pets', { headers });
 }
 
 const remaining = (r: Reply) => Number(r.headers['x-ratelimit-remaining']);
@@ -47,7 +39,6 @@ beforeAll(() => {
 
 afterAll(() => {
   for (const p of processes) p.kill();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 describe('PETSTORE_TRUST_PROXY', { timeout: 60_000 }, () => {

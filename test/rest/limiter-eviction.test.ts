@@ -7,7 +7,7 @@
  */
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contractProblems } from '../support/contract-check.js';
+import { readChecked } from '../support/contract-check.js';
 import { expectExactError } from '../support/assertions.js';
 import { limitHeaders } from '../support/limits.js';
 import type { Res } from '../support/http.js';
@@ -24,20 +24,7 @@ const sourceAddress = (i: number) => `127.1.${Math.floor(i / 250)}.${(i % 250) +
 function getFrom(url: string, path: string, localAddress: string): Promise<Res> {
   return new Promise((resolve, reject) => {
     const req = request(url + path, { method: 'GET', localAddress, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', reject);
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        const headers = new Headers();
-        for (const [name, value] of Object.entries(res.headers)) {
-          if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-        }
-        const out: Res = { status: res.statusCode!, headers, text, body: headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : text };
-        const problems = contractProblems('GET', url + path, out);
-        if (problems.length > 0) reject(new Error(`GET ${path} from ${localAddress}: ${problems.join('; ')}`));
-        else resolve(out);
-      });
+      readChecked('GET', url + path, res).then((out) => resolve(out as Res), (err: Error) => reject(new Error(`from ${localAddress}: ${err.message}`)));
     });
     req.on('error', reject);
     req.end();

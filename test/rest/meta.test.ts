@@ -7,8 +7,9 @@
 import { request as httpRequest } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contractProblems, cspDirectives } from '../support/contract-check.js';
-import { Api, type Res } from '../support/http.js';
+import { expectPublicOk } from '../support/assertions.js';
+import { contractProblems, cspDirectives, headersOf, parseBody } from '../support/contract-check.js';
+import { Api } from '../support/http.js';
 import { limitHeaders } from '../support/limits.js';
 import { ADMIN_SECRET, startServer, type TestServer } from '../support/server.js';
 
@@ -16,16 +17,6 @@ import { ADMIN_SECRET, startServer, type TestServer } from '../support/server.js
 const SERVER_ONLY_PUBLIC_PATHS = ['/docs', '/metrics'];
 
 const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit-policy', 'ratelimit'];
-
-/** Common facts of every public response: 200, API-Version, and no rate-limit headers. */
-function expectPublicOk(res: Res, type: RegExp): void {
-  expect(res.status, res.text.slice(0, 200)).toBe(200);
-  expect(res.headers.get('api-version')).toBe('1.0.0');
-  expect(res.headers.get('content-type')).toMatch(type);
-  for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit', 'ratelimit-policy']) {
-    expect(res.headers.get(h), `${h} on a public endpoint`).toBeNull();
-  }
-}
 
 interface RawReply {
   status: number;
@@ -44,11 +35,10 @@ function rawGet(url: string, headers: Record<string, string>, method = 'GET'): P
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('error', reject);
       res.on('end', () => {
-        const out = new Headers();
-        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out.set(k, Array.isArray(v) ? v.join(', ') : v);
+        const out = headersOf(res.headers);
         const bytes = Buffer.concat(chunks);
         const text = bytes.length === 0 ? '' : decode(out.get('content-encoding'), bytes).toString('utf8');
-        const body = (out.get('content-type') ?? '').startsWith('application/json') && text !== '' ? JSON.parse(text) : text;
+        const body = parseBody(out, text);
         const problems = contractProblems(method, url, { status: res.statusCode!, headers: out, text, body }, headers);
         if (problems.length > 0) reject(new Error(`${method} ${url}: ${problems.join('; ')}`));
         else resolve({ status: res.statusCode!, headers: out, bytes });

@@ -5,7 +5,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contractProblems } from '../support/contract-check.js';
+import { readChecked } from '../support/contract-check.js';
 import type { Res } from '../support/http.js';
 import { expectErrorObject, LIMIT, paddedJson, ProtocolApi } from '../support/protocol.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -27,7 +27,6 @@ describe('REST protocol over a socket', () => {
     it('answers 413 PAYLOAD_TOO_LARGE when a chunked body without Content-Length grows past 64 KiB', async () => {
       const raw = paddedJson({ name: 'Chunky', categoryId }, LIMIT + 100);
       const res = await chunkedPost(t.url, '/pets', t.admin.defaultKey!, raw);
-      expect(contractProblems('POST', `${t.url}/pets`, res)).toEqual([]);
       expect(res.headers.get('api-version')).toBe('1.0.0');
       expectErrorObject(res, 413, 'PAYLOAD_TOO_LARGE');
     });
@@ -38,21 +37,11 @@ describe('REST protocol over a socket', () => {
 function chunkedPost(baseUrl: string, path: string, key: string, body: string): Promise<Res> {
   const url = new URL(path, baseUrl);
   return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          const headers = new Headers();
-          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
-          const type = headers.get('content-type') ?? '';
-          resolve({ status: res.statusCode!, headers, text, body: type.startsWith('application/json') && text ? JSON.parse(text) : text });
-        });
-        res.on('error', reject);
-      },
-    );
+    const headers = { 'content-type': 'application/json', 'x-api-key': key };
+    // The answer is checked against the contract like every other (readChecked).
+    const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers }, (res) => {
+      readChecked('POST', url.href, res, headers).then((out) => resolve(out as Res), reject);
+    });
     // The server may answer and close before the whole body is written; that is fine once it answered.
     let answered = false;
     req.on('response', () => (answered = true));

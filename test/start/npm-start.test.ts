@@ -5,21 +5,20 @@
  */
 import { spawn } from 'node:child_process';
 import { builtinModules } from 'node:module';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LISTENING, call } from '../support/process.js';
+import { temporaryDirs } from '../support/files.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const OUT = join(ROOT, 'dist/server/main.js');
-const dirs: string[] = [];
+const tempDir = temporaryDirs('petstore-start-');
 
 /** Runs `node bin/start.mjs` (what `npm start` runs) until it listens; returns its port and a stopper. */
 async function start(): Promise<{ port: number; stop: () => Promise<number | null>; output: () => string }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'petstore-start-'));
-  dirs.push(dataDir);
+  const dataDir = tempDir();
   const child = spawn(process.execPath, ['bin/start.mjs'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', PETSTORE_DATA_DIR: dataDir, PETSTORE_LOG_LEVEL: 'warn' },
@@ -54,9 +53,6 @@ async function start(): Promise<{ port: number; stop: () => Promise<number | nul
   };
 }
 
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
 
 describe('npm start', () => {
   it('builds dist/server when the build is missing, serves from it, and stops cleanly on SIGTERM', async () => {

@@ -1,6 +1,6 @@
 /**
  * Assertions on REST answers shared by the suites: the contract's Error object in the strengths
- * the suites use, and VALIDATION_FAILED with the input it names.
+ * the suites use, VALIDATION_FAILED with the input it names, and a public endpoint's answer.
  */
 import { expect } from 'vitest';
 import type { Res } from './http.js';
@@ -36,4 +36,14 @@ export function expectValidationWithMessage(res: Res, path: string): void {
   expectErrorWithMessage(res, 400, 'VALIDATION_FAILED');
   expect(Array.isArray(res.body.details)).toBe(true);
   expect(res.body.details.map((d: { path: string }) => d.path)).toContain(path);
+}
+
+/** Common facts of every public response (CONTRACT section 5): 200, API-Version, the media type, and no rate-limit headers. */
+export function expectPublicOk(res: Res, type: RegExp): void {
+  expect(res.status, res.text.slice(0, 200)).toBe(200);
+  expect(res.headers.get('api-version')).toBe('1.0.0');
+  expect(res.headers.get('content-type')).toMatch(type);
+  for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit', 'ratelimit-policy']) {
+    expect(res.headers.get(h), `${h} on a public endpoint`).toBeNull();
+  }
 }

@@ -3,6 +3,7 @@
  * every required header is present and valid, and the body matches its schema. Every test
  * request goes through this, so the document and the server cannot drift.
  */
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { ValidateFunction } from 'ajv';
 import { createAjv, deref, inDoc, loadContract, operationsOf, type JsonSchema, type Operation } from '../../src/contract/openapi.js';
 
@@ -28,6 +29,48 @@ export interface CheckedResponse {
   headers: Headers;
   text: string;
   body: unknown;
+}
+
+/** JSON bodies: application/json, and GraphQL over HTTP's application/graphql-response+json. */
+export function isJsonType(contentType: string | null): boolean {
+  return /^application\/(graphql-response\+)?json\b/.test(contentType ?? '');
+}
+
+/** A response's text parsed as its media type says (JSON, else the text itself). */
+export function parseBody(headers: Headers, text: string): unknown {
+  return isJsonType(headers.get('content-type')) && text !== '' ? JSON.parse(text) : text;
+}
+
+/** node:http's headers as a fetch Headers (repeated ones joined). */
+export function headersOf(incoming: IncomingHttpHeaders): Headers {
+  const out = new Headers();
+  for (const [k, v] of Object.entries(incoming)) if (v !== undefined) out.set(k, Array.isArray(v) ? v.join(', ') : v);
+  return out;
+}
+
+/**
+ * A node:http response read whole and checked against the contract like every other answer (for
+ * the tests that need node:http: a source address, chunked uploads, a request held in flight).
+ * Resolves with the response, or rejects naming the problems.
+ */
+export function readChecked(method: string, url: string, incoming: IncomingMessage, requestHeaders?: ConstructorParameters<typeof Headers>[0]): Promise<CheckedResponse> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    incoming.on('data', (c: Buffer) => chunks.push(c));
+    incoming.on('error', reject);
+    incoming.on('end', () => {
+      try {
+        const headers = headersOf(incoming.headers);
+        const text = Buffer.concat(chunks).toString('utf8');
+        const res = { status: incoming.statusCode!, headers, text, body: parseBody(headers, text) };
+        const problems = contractProblems(method, url, res, requestHeaders);
+        if (problems.length > 0) reject(new Error(`${method} ${url} -> ${res.status}: ${problems.join('; ')}`));
+        else resolve(res);
+      } catch (err) {
+        reject(err as Error);
+      }
+    });
+  });
 }
 
 interface ResponseObject {

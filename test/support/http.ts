@@ -3,7 +3,9 @@
  * contract before the test sees it.
  */
 import { expect } from 'vitest';
-import { contractProblems, type CheckedResponse } from './contract-check.js';
+import { contractProblems, isJsonType, parseBody, type CheckedResponse } from './contract-check.js';
+
+export { isJsonType };
 
 export interface RequestOptions {
   key?: string;
@@ -13,11 +15,6 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Skip the contract check (for tests that probe malformed exchanges on purpose). */
   unchecked?: boolean;
-}
-
-/** JSON bodies: application/json, and GraphQL over HTTP's application/graphql-response+json. */
-export function isJsonType(contentType: string | null): boolean {
-  return /^application\/(graphql-response\+)?json\b/.test(contentType ?? '');
 }
 
 export interface Res<T = any> extends CheckedResponse {
@@ -48,9 +45,7 @@ export class Api {
     // A stream body must say so (the Fetch standard's half-duplex upload).
     const response = await fetch(url, body instanceof ReadableStream ? { method, headers, body, duplex: 'half' } : { method, headers, body });
     const text = await response.text();
-    let parsed: unknown = text;
-    if (isJsonType(response.headers.get('content-type')) && text !== '') parsed = JSON.parse(text);
-    const res: Res<T> = { status: response.status, headers: response.headers, text, body: parsed as T };
+    const res: Res<T> = { status: response.status, headers: response.headers, text, body: parseBody(response.headers, text) as T };
     if (!opts.unchecked) {
       expect(contractProblems(method, url, res, headers), `${method} ${path} -> ${res.status} ${text.slice(0, 200)}`).toEqual([]);
     }
@@ -85,7 +80,6 @@ export async function checkedFetch(input: string | URL | Request, init: RequestI
   const sent = init.headers ?? (input instanceof Request ? input.headers : undefined);
   const response = await fetch(input, init);
   const text = await response.clone().text();
-  const body = isJsonType(response.headers.get('content-type')) && text !== '' ? JSON.parse(text) : text;
-  expect(contractProblems(method, url, { status: response.status, headers: response.headers, text, body }, sent), `${method} ${url} -> ${response.status}`).toEqual([]);
+  expect(contractProblems(method, url, { status: response.status, headers: response.headers, text, body: parseBody(response.headers, text) }, sent), `${method} ${url} -> ${response.status}`).toEqual([]);
   return response;
 }

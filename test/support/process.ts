@@ -7,6 +7,7 @@ import { request as httpRequest, type Agent, type IncomingMessage } from 'node:h
 import { tmpdir } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { contractProblems, headersOf, parseBody } from './contract-check.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const LISTENING = /^listening on http:\/\/127\.0\.0\.1:(\d+)$/;
@@ -102,35 +103,59 @@ export interface Reply {
   body: any;
 }
 
-/** Reads a whole response, parsing JSON bodies. */
-export function collect(res: IncomingMessage, resolve: (r: Reply) => void, reject: (e: Error) => void): void {
+/** An answer that breaks the contract: not to be taken for a connection that died with its process. */
+export class ContractViolation extends Error {
+  override name = 'ContractViolation';
+}
+
+/** The request an answer is checked against the contract for (test/support/contract-check.ts). */
+export interface Sent {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  unchecked?: boolean;
+}
+
+/** Reads a whole response, parsing JSON bodies, and checks it against the contract like every other answer. */
+export function collect(res: IncomingMessage, sent: Sent, resolve: (r: Reply) => void, reject: (e: Error) => void): void {
   const chunks: Buffer[] = [];
   res.on('data', (c: Buffer) => chunks.push(c));
   res.on('error', reject);
   res.on('end', () => {
     const text = Buffer.concat(chunks).toString('utf8');
-    const json = String(res.headers['content-type'] ?? '').startsWith('application/json') && text !== '';
     try {
-      resolve({ status: res.statusCode!, headers: res.headers, body: json ? JSON.parse(text) : text });
+      const headers = headersOf(res.headers);
+      const body = parseBody(headers, text);
+      const problems = sent.unchecked ? [] : contractProblems(sent.method, sent.url, { status: res.statusCode!, headers, text, body }, sent.headers);
+      if (problems.length > 0) reject(new ContractViolation(`${sent.method} ${sent.url} -> ${res.statusCode}: ${problems.join('; ')}`));
+      else resolve({ status: res.statusCode!, headers: res.headers, body });
     } catch (err) {
       reject(err as Error);
     }
   });
 }
 
-/** One request to a server process on loopback; keep-alive only when an agent is given. */
+/** One request to a server process on loopback, its answer checked against the contract; keep-alive only when an agent is given. */
 export function call(
   port: number,
   method: string,
   path: string,
-  opts: { key?: string; body?: unknown; agent?: Agent; headers?: Record<string, string> } = {},
+  opts: {
+    key?: string;
+    body?: unknown;
+    agent?: Agent;
+    headers?: Record<string, string>;
+    /** Not an operation of the API's document (another listener's paths, such as the metrics port's): not checked. */
+    unchecked?: boolean;
+  } = {},
 ): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.key) headers['x-api-key'] = opts.key;
     const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
     if (payload !== undefined) headers['content-type'] = 'application/json';
-    const req = httpRequest({ host: '127.0.0.1', port, method, path, headers, agent: opts.agent ?? false }, (res) => collect(res, resolve, reject));
+    const sent = { method, url: `http://127.0.0.1:${port}${path}`, headers, unchecked: opts.unchecked };
+    const req = httpRequest({ host: '127.0.0.1', port, method, path, headers, agent: opts.agent ?? false }, (res) => collect(res, sent, resolve, reject));
     req.on('error', reject);
     req.end(payload);
   });

@@ -1,6 +1,6 @@
 /**
  * Starts the real Koa app on an ephemeral port on 127.0.0.1, over a fresh in-memory store (or the
- * store given, e.g. PostgreSQL), with a clock the test can move. Each test file gets its own server.
+ * store given, e.g. a data directory's or PostgreSQL), with a clock the test can move. Each test file gets its own server.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -27,6 +27,8 @@ export interface TestServerOptions {
   corsOrigins?: string[];
   /** The store to serve from; a fresh in-memory store by default. */
   store?: Store;
+  /** /readyz: the store's readiness (a data directory that takes writes); always ready by default. */
+  ready?: () => Promise<boolean>;
   /** Keep the limiter's state in this Redis (a RedisLimiter on the test's clock, keys of its own). */
   redisUrl?: string;
 }
@@ -68,6 +70,7 @@ export async function startServer(opts: TestServerOptions = {}): Promise<TestSer
     limiter: redis ?? new RateLimiter({ clock, maxEntries: opts.limiterEntries }),
     banThresholds: { threshold: 10, windowSeconds: 60 },
     corsOrigins: opts.corsOrigins,
+    ready: opts.ready,
   });
   const server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

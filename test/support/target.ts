@@ -1,7 +1,8 @@
 /**
  * One behaviour suite, several targets (CONTRACT sections 11 and 13). `startTarget` gives a test
  * the same handles whether it runs against the real server over HTTP on a loopback port (on the
- * in-memory store, or on PostgreSQL with a database of the file's own) or against the MSW mocks
+ * in-memory store, on the journal-backed store of a temporary data directory as `npm start` runs
+ * it, or on PostgreSQL with a database of the file's own) or against the MSW mocks
  * in this process; the vitest project running the file decides which (`provide: { target }` in
  * vitest.config.ts). Tests talk to either only through `url` and `fetch`, so every response
  * still goes through the contract check of `Api` (test/support/http.ts).
@@ -10,8 +11,9 @@ import { inject } from 'vitest';
 import type { Plan, Role } from '../../src/service/records.js';
 import { ADMIN_SECRET, FakeClock } from './fixtures.js';
 import { Api } from './http.js';
+import type { TestServer } from './server.js';
 
-export type TargetKind = 'server' | 'postgres' | 'mocks';
+export type TargetKind = 'server' | 'durable' | 'postgres' | 'mocks';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -53,8 +55,8 @@ export const MOCKS_BASE_URL = 'http://127.0.0.1:9';
 /** The target kind of the running project; a file outside the behaviour projects has none. */
 export function targetKind(): TargetKind {
   const kind = inject('target');
-  if (kind !== 'server' && kind !== 'postgres' && kind !== 'mocks') {
-    throw new Error(`startTarget runs only in the behaviour:server, behaviour:postgres and behaviour:mocks projects (test/behaviour/), got target=${String(kind)}`);
+  if (kind !== 'server' && kind !== 'durable' && kind !== 'postgres' && kind !== 'mocks') {
+    throw new Error(`startTarget runs only in the behaviour projects (test/behaviour/, vitest.config.ts), got target=${String(kind)}`);
   }
   return kind;
 }
@@ -62,6 +64,7 @@ export function targetKind(): TargetKind {
 export async function startTarget(opts: TargetOptions = {}): Promise<Target> {
   const kind = targetKind();
   if (kind === 'postgres') return startPostgresTarget(opts);
+  if (kind === 'durable') return startDurableTarget(opts);
   return kind === 'server' ? startServerTarget(opts) : startMocksTarget(opts);
 }
 
@@ -70,7 +73,12 @@ async function startServerTarget(opts: TargetOptions): Promise<Target> {
   const { startServer } = await import('./server.js');
   // The behaviour:redis project runs the server on a RedisLimiter (test/engines/redis-global-setup.ts).
   const t = await startServer({ ...opts, redisUrl: inject('redisUrl') });
-  return { kind: 'server', url: t.url, admin: t.admin, anon: t.anon, clock: t.clock, client: t.client, close: t.close };
+  return serverTarget('server', t, t.close);
+}
+
+/** A target on a started test server, closed by `close` (which closes the server and what it runs on). */
+function serverTarget(kind: TargetKind, t: TestServer, close: () => Promise<void>): Target {
+  return { kind, url: t.url, admin: t.admin, anon: t.anon, clock: t.clock, client: t.client, close };
 }
 
 /**
@@ -84,18 +92,43 @@ async function startPostgresTarget(opts: TargetOptions): Promise<Target> {
   if (!redisUrl) throw new Error('behaviour:postgres needs the Redis of test/engines/setup.ts');
   const pg = await openTestPostgresStore(inject('postgresUrl'));
   const t = await startServer({ ...opts, store: pg.store, redisUrl });
-  return {
-    kind: 'postgres',
-    url: t.url,
-    admin: t.admin,
-    anon: t.anon,
-    clock: t.clock,
-    client: t.client,
-    async close() {
+  return serverTarget('postgres', t, async () => {
+    await t.close();
+    await pg.close();
+  });
+}
+
+/**
+ * The real server on the store `npm start` runs on: the in-memory store persisted to a data
+ * directory (snapshot and journal, every write acknowledged once its journal entry is durable),
+ * opened by the same `openStore` as src/main.ts, on a temporary directory of this file's own.
+ * Closing writes the final snapshot, as a SIGTERM does, and loads the directory once more: what
+ * the file's tests left must read back (checksums, journal replay) before the directory goes.
+ */
+async function startDurableTarget(opts: TargetOptions): Promise<Target> {
+  const [{ startServer }, { openStore }, { mkdtempSync, rmSync }, { tmpdir }, { join }] = await Promise.all([
+    import('./server.js'),
+    import('../../src/store/open-store.js'),
+    import('node:fs'),
+    import('node:os'),
+    import('node:path'),
+  ]);
+  const dataDir = mkdtempSync(join(tmpdir(), 'petstore-durable-'));
+  const fatal: Error[] = [];
+  const open = () => openStore({ dataDir, logger: { info: () => undefined, warn: () => undefined, error: () => undefined }, onFatal: (err) => void fatal.push(err) });
+  const persistent = await open();
+  const t = await startServer({ ...opts, store: persistent.store, ready: persistent.ready });
+  return serverTarget('durable', t, async () => {
+    try {
       await t.close();
-      await pg.close();
-    },
-  };
+      await persistent.close();
+      const again = await open();
+      await again.close();
+      if (fatal.length) throw new Error(`the data directory ${dataDir} failed: ${fatal.map((e) => e.message).join('; ')}`);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
 }
 
 /** MSW intercepts the process's global fetch, and two mock servers on one base URL would answer for each other. */

@@ -9,7 +9,7 @@ import { KeyService } from '../../service/keys.js';
 import type { Principal } from '../../service/records.js';
 import { MemoryStore } from '../../store/memory/memory-store.js';
 import { Admission } from '../admission.js';
-import { admissionSuite } from '../admission.suite.js';
+import { admissionSuite } from '../../../test/support/admission-suite.js';
 import type { Clock } from '../../service/clock.js';
 import { RedisLimiter } from './redis-limiter.js';
 

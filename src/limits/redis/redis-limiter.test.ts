@@ -8,13 +8,7 @@ import { startRedis, type RedisEngine } from '../../../test/engines/redis.js';
 import type { Decision, Limits, RefusalPolicy } from '../limiter.js';
 import { RateLimiter } from '../rate-limiter.js';
 import { RedisLimiter } from './redis-limiter.js';
-
-class Clock {
-  constructor(public t: number) {}
-  now(): number {
-    return this.t;
-  }
-}
+import { FakeClock } from '../../../test/support/fixtures.js';
 
 const NOON = Date.parse('2026-11-23T12:00:00Z');
 const BANS: RefusalPolicy = { threshold: 10, windowMs: 60_000 };
@@ -24,7 +18,7 @@ const opened: RedisLimiter[] = [];
 let prefixes = 0;
 
 /** A RedisLimiter with its own connection and its own keys. */
-async function redisLimiter(clock: Clock, prefix = `test:${process.pid}:${++prefixes}:`): Promise<RedisLimiter> {
+async function redisLimiter(clock: FakeClock, prefix = `test:${process.pid}:${++prefixes}:`): Promise<RedisLimiter> {
   const limiter = new RedisLimiter({ url: redis.url, clock, prefix, timeoutMs: 2_000 });
   opened.push(limiter);
   if (!(await limiter.connected(5_000))) throw new Error(`no connection to ${redis.url} within 5 s`);
@@ -48,7 +42,7 @@ type Step =
 
 /** Runs the steps on both limiters under one clock and returns both lists of Decisions. */
 async function both(start: number, steps: Step[]): Promise<{ local: Decision[]; remote: Decision[] }> {
-  const clock = new Clock(start);
+  const clock = new FakeClock(start);
   const local = new RateLimiter({ clock });
   const remote = await redisLimiter(clock);
   const out = { local: [] as Decision[], remote: [] as Decision[] };
@@ -170,7 +164,7 @@ describe('RedisLimiter: the same Decisions as the local limiter', () => {
 
 describe('RedisLimiter: one budget across connections', () => {
   it('admits exactly 50 of 200 parallel requests on a 50-token key over three connections', async () => {
-    const clock = new Clock(NOON);
+    const clock = new FakeClock(NOON);
     const prefix = `test:${process.pid}:shared-budget:`;
     const limiters = await Promise.all([redisLimiter(clock, prefix), redisLimiter(clock, prefix), redisLimiter(clock, prefix)]);
     const limits: Limits = { perMinute: 50, perDay: 1_000 };
@@ -185,7 +179,7 @@ describe('RedisLimiter: one budget across connections', () => {
   });
 
   it('starts exactly one ban when refusals cross the threshold side by side on three connections', async () => {
-    const clock = new Clock(NOON);
+    const clock = new FakeClock(NOON);
     const prefix = `test:${process.pid}:shared-bans:`;
     const limiters = await Promise.all([redisLimiter(clock, prefix), redisLimiter(clock, prefix), redisLimiter(clock, prefix)]);
     const limits: Limits = { perMinute: 1, perDay: 1_000 };
@@ -197,7 +191,7 @@ describe('RedisLimiter: one budget across connections', () => {
   });
 
   it('lets idle keys expire: a full bucket and an unused day leave nothing behind', async () => {
-    const clock = new Clock(NOON);
+    const clock = new FakeClock(NOON);
     const limiter = await redisLimiter(clock);
     await limiter.take('addr:10.0.0.1', { perMinute: 60_000 }); // full again in 1 ms
     await limiter.take('key:9', { perMinute: 60, perDay: 1_000 }, BANS);

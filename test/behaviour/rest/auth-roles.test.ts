@@ -7,6 +7,7 @@ import { startTarget, type Target } from '../../support/target.js';
 import type { Res } from '../../support/http.js';
 import { expectError } from '../../support/assertions.js';
 import type { Client } from '../../support/clients.js';
+import { newCategory as createCategory, newPet as createPet } from '../../support/fixtures.js';
 
 function expectUnauthenticated(res: Res): void {
   expectError(res, 401, 'UNAUTHENTICATED');
@@ -106,17 +107,8 @@ describe('roles', () => {
   let categoryId: number;
 
   /** A fresh pet (with its own stock) made by the admin, so each test starts clean. */
-  async function newPet(name: string, stock = 10): Promise<number> {
-    const p = await t.admin.post('/pets', { name, categoryId });
-    expect(p.status).toBe(201);
-    if (stock !== 1) expect((await t.admin.put(`/store/inventory/${p.body.id}`, { quantity: stock })).status).toBe(200);
-    return p.body.id;
-  }
-  async function newCategory(name: string): Promise<number> {
-    const c = await t.admin.post('/categories', { name });
-    expect(c.status).toBe(201);
-    return c.body.id;
-  }
+  const newPet = async (name: string, stock = 10): Promise<number> => (await createPet(t.admin, { name, categoryId }, { stock })).id;
+  const newCategory = async (name: string): Promise<number> => (await createCategory(t.admin, { name })).id;
 
   beforeAll(async () => {
     t = await startTarget();

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTarget, type Target } from '../../support/target.js';
 import { expectErrorWithMessage, expectValidationWithMessage } from '../../support/assertions.js';
 import { versioned, type VersionedApi } from '../../support/clients.js';
+import { newCategory as createCategory } from '../../support/fixtures.js';
 import { nextLink } from '../../support/paging.js';
 
 describe('categories over REST', () => {
@@ -13,13 +14,7 @@ describe('categories over REST', () => {
   let admin: VersionedApi;
   let staff: VersionedApi;
   let customer: VersionedApi;
-  let seq = 0;
-
-  async function newCategory(body: Record<string, unknown> = {}): Promise<any> {
-    const res = await staff.post('/categories', { name: `Category ${++seq}`, ...body });
-    expect(res.status, res.text).toBe(201);
-    return res.body;
-  }
+  const newCategory = (fields: { name?: string; description?: string } = {}) => createCategory(staff, fields);
 
   beforeAll(async () => {
     t = await startTarget();

@@ -7,6 +7,7 @@ import { startTarget, type Target } from '../../support/target.js';
 import type { Res } from '../../support/http.js';
 import { expectError } from '../../support/assertions.js';
 import type { Client } from '../../support/clients.js';
+import { newCategory, newPet as createPet } from '../../support/fixtures.js';
 
 function expectIdempotencyKeyRejected(res: Res): void {
   expectError(res, 400, 'VALIDATION_FAILED');
@@ -21,15 +22,8 @@ function fixtures(get: () => Target) {
   let categoryId: number | undefined;
   return async function newPet(name: string, stock: number): Promise<number> {
     const t = get();
-    if (categoryId === undefined) {
-      const c = await t.admin.post('/categories', { name: 'Idempotent pets' });
-      expect(c.status).toBe(201);
-      categoryId = c.body.id;
-    }
-    const p = await t.admin.post('/pets', { name, categoryId });
-    expect(p.status).toBe(201);
-    expect((await t.admin.put(`/store/inventory/${p.body.id}`, { quantity: stock })).status).toBe(200);
-    return p.body.id;
+    categoryId ??= (await newCategory(t.admin, { name: 'Idempotent pets' })).id;
+    return (await createPet(t.admin, { name, categoryId }, { stock })).id;
   };
 }
 

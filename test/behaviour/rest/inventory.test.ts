@@ -8,6 +8,7 @@ import type { Res } from '../../support/http.js';
 import { startTarget, type Target } from '../../support/target.js';
 import { expectError, expectValidation } from '../../support/assertions.js';
 import type { Client } from '../../support/clients.js';
+import { newPet as createPet } from '../../support/fixtures.js';
 import { allPages, strictNextLink } from '../../support/paging.js';
 
 function expectBeta(res: Res): void {
@@ -31,13 +32,8 @@ describe('inventory', () => {
   let staff: Client;
   let customer: Client;
   let categoryId: number;
-  let nextName = 0;
 
-  const newPet = async (status?: string): Promise<number> => {
-    const res = await staff.post('/pets', { name: `Pet ${++nextName}`, categoryId, ...(status ? { status } : {}) });
-    expect(res.status).toBe(201);
-    return res.body.id;
-  };
+  const newPet = async (status?: string): Promise<number> => (await createPet(staff, { categoryId, status })).id;
 
   /** The pet's status as GET /pets/{id} and GET /pets?ids= report it, and its inventory entry. */
   const seen = async (petId: number) => {

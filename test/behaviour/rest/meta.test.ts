@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import type { Api, Res } from '../../support/http.js';
+import { expectPublicOk } from '../../support/assertions.js';
+import type { Api } from '../../support/http.js';
 import { startTarget, type Target } from '../../support/target.js';
 
 const SCHEMA_DIR = new URL('../../../schema/', import.meta.url);
@@ -15,16 +16,6 @@ const schemaGraphql = readFileSync(new URL('schema.graphql', SCHEMA_DIR), 'utf8'
 
 /** The public endpoints both targets serve; /docs and /metrics are the server's alone. */
 const PUBLIC_PATHS = ['/openapi.json', '/openapi.yaml', '/schema.graphql', '/healthz', '/readyz'];
-
-/** Common facts of every public response: 200, API-Version, and no rate-limit headers. */
-function expectPublicOk(res: Res, type: RegExp): void {
-  expect(res.status, res.text.slice(0, 200)).toBe(200);
-  expect(res.headers.get('api-version')).toBe('1.0.0');
-  expect(res.headers.get('content-type')).toMatch(type);
-  for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit', 'ratelimit-policy']) {
-    expect(res.headers.get(h), `${h} on a public endpoint`).toBeNull();
-  }
-}
 
 describe('public endpoints', () => {
   let t: Target;

@@ -7,6 +7,7 @@ import type { Api, Res } from '../../support/http.js';
 import { startTarget, type Target } from '../../support/target.js';
 import { expectErrorWithMessage, expectValidationWithMessage } from '../../support/assertions.js';
 import { versioned, type VersionedApi } from '../../support/clients.js';
+import { newCategory as createCategory, newPet as createPet } from '../../support/fixtures.js';
 import { nextLink } from '../../support/paging.js';
 
 interface Walk {
@@ -49,19 +50,10 @@ describe('pets over REST', () => {
   let admin: VersionedApi;
   let staff: VersionedApi;
   let customer: VersionedApi;
-  let seq = 0;
 
-  /** A fresh category (unique name) so each test owns its pets. */
-  async function newCategory(): Promise<number> {
-    const res = await staff.post('/categories', { name: `Pet test category ${++seq}` });
-    expect(res.status, res.text).toBe(201);
-    return res.body.id;
-  }
-  async function newPet(categoryId: number, name = `Pet ${++seq}`, status?: string): Promise<any> {
-    const res = await staff.post('/pets', status ? { name, categoryId, status } : { name, categoryId });
-    expect(res.status, res.text).toBe(201);
-    return res.body;
-  }
+  /** A fresh category (unique name) so each test owns its pets, and pets in it, made by staff. */
+  const newCategory = async (): Promise<number> => (await createCategory(staff)).id;
+  const newPet = (categoryId: number, name?: string, status?: string) => createPet(staff, { categoryId, name, status });
 
   beforeAll(async () => {
     t = await startTarget();

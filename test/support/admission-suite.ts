@@ -1,26 +1,17 @@
 /**
  * Admission's story (CONTRACT sections 5 and 6), one suite for every limiter: the local one
- * (admission.test.ts) and Redis (redis/admission.test.ts) must tell it the same way.
+ * (src/limits/admission.test.ts) and Redis (src/limits/redis/admission.test.ts) must tell it the same way.
  */
 import { describe, expect, it } from 'vitest';
-import { BanService } from '../service/bans.js';
-import { KeyService } from '../service/keys.js';
-import type { Principal } from '../service/records.js';
-import { MemoryStore } from '../store/memory/memory-store.js';
-import { Admission, type BanThresholds, type Verdict } from './admission.js';
-import type { Clock as LimiterClock } from '../service/clock.js';
-import type { Limiter } from './limiter.js';
+import { BanService } from '../../src/service/bans.js';
+import { KeyService } from '../../src/service/keys.js';
+import type { Principal } from '../../src/service/records.js';
+import { MemoryStore } from '../../src/store/memory/memory-store.js';
+import { Admission, type BanThresholds, type Verdict } from '../../src/limits/admission.js';
+import type { Clock as LimiterClock } from '../../src/service/clock.js';
+import type { Limiter } from '../../src/limits/limiter.js';
+import { FakeClock } from './fixtures.js';
 
-/** A clock that stands still unless the test moves it. */
-class Clock {
-  constructor(public t = Date.parse('2026-11-23T12:00:00Z')) {}
-  now(): number {
-    return this.t;
-  }
-  advance(ms: number): void {
-    this.t += ms;
-  }
-}
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -32,7 +23,7 @@ const ADMIN: Principal = { keyId: 0, role: 'admin', plan: 'enterprise', perMinut
 export type MakeLimiter = (clock: LimiterClock) => Limiter | Promise<Limiter>;
 
 async function setup(makeLimiter: MakeLimiter, thresholds: BanThresholds = { threshold: 10, windowSeconds: 60 }, banSeconds = 900) {
-  const clock = new Clock();
+  const clock = new FakeClock();
   const store = new MemoryStore();
   const keys = new KeyService(store, clock);
   const bans = new BanService(store, clock, { banSeconds });
