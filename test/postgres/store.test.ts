@@ -208,12 +208,12 @@ describe('PostgresStore: substring search through the trigram index', () => {
   afterAll(() => db.close());
 
   /** What the store sends to PostgreSQL while `run` runs: each statement's text and parameters. */
-  async function sent(run: () => Promise<unknown>): Promise<{ text: string; values: unknown[] }[]> {
+  async function sent(run: () => Promise<unknown>): Promise<{ text: string; name?: string; values: unknown[] }[]> {
     const spy = vi.spyOn(pg.Client.prototype, 'query');
     try {
       await run();
-      const configs = (spy.mock.calls as unknown[][]).map(([config]) => config as { text?: unknown; values?: unknown[] } | string);
-      return configs.flatMap((c) => (typeof c === 'object' && c !== null && typeof c.text === 'string' ? [{ text: c.text, values: [...(c.values ?? [])] }] : []));
+      const configs = (spy.mock.calls as unknown[][]).map(([config]) => config as { text?: unknown; name?: string; values?: unknown[] } | string);
+      return configs.flatMap((c) => (typeof c === 'object' && c !== null && typeof c.text === 'string' ? [{ text: c.text, name: c.name, values: [...(c.values ?? [])] }] : []));
     } finally {
       spy.mockRestore();
     }
@@ -242,6 +242,11 @@ describe('PostgresStore: substring search through the trigram index', () => {
     const [{ text, values }] = searches as [{ text: string; values: unknown[] }];
     expect(values).toContain('%oltai%');
     expect(await plan(text, values), text).toContain('"Index Name":"pets_name_trgm"');
+    // Planned for its parameters on every call, not only the first five of a named statement
+    // (after which PostgreSQL may keep a generic plan that walks the primary key): sent unnamed.
+    for (let i = 0; i < 7; i++) await read({ nameContains: 'oltai' });
+    const later = (await sent(() => read({ nameContains: 'oltai' }))).filter((s) => /\bname_lower LIKE \$\d+/.test(s.text));
+    expect(later.map((s) => s.name)).toEqual([undefined]);
     // And the answer is right: the 13 Voltaires (i = 7, 4007, ..., 48007).
     if (Array.isArray(result)) expect(result.map((p: { name: string }) => p.name)).toEqual(Array.from({ length: 13 }, (_, k) => `Voltaire ${7 + 4_000 * k}`));
     else expect(result).toBe(13);
