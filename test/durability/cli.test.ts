@@ -18,6 +18,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { StoreData } from '../../src/store/memory/change-set.js';
 import { nodeFs } from '../../src/store/data-dir/fs.js';
 import { loadDataDir } from '../../src/store/data-dir/load.js';
+import { canonicalData } from '../support/data-dir-files.js';
 import { expectFilesUnchanged, filesOf } from '../support/files.js';
 import { ServerProcess, exitWithin } from '../support/process.js';
 import { CheckedClient } from '../crash/checked-client.js';
@@ -39,18 +40,6 @@ function petstore(...args: string[]): Run {
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-function canonical(d: StoreData): StoreData {
-  const byId = <T extends { id: number }>(a: T[]) => [...a].sort((x, y) => x.id - y.id);
-  return {
-    pets: byId(d.pets),
-    categories: byId(d.categories),
-    orders: byId(d.orders),
-    keys: byId(d.keys),
-    idempotency: [...d.idempotency].sort((x, y) => x.scope.localeCompare(y.scope)),
-    bans: [...d.bans].sort((x, y) => x.keyId - y.keyId),
-    counters: d.counters,
-  };
-}
 
 /** A stopped data directory with every record type, a snapshot and a journal after it. */
 async function populated(): Promise<{ dir: string; secret: string; data: StoreData }> {
@@ -68,7 +57,7 @@ async function populated(): Promise<{ dir: string; secret: string; data: StoreDa
   await s.idempotency.run(key.id, 'order-once', 'fingerprint', async () => ({ outcome: { status: 201, body: order }, record: true }));
   await s.bans.ban(key.id);
   await s.pets.create(admin, { name: 'Tom', categoryId: dogs.id, status: 'sold' });
-  const data = canonical(p.store.dump());
+  const data = canonicalData(p.store.dump());
   const image = crashImage(dir); // as a kill -9 leaves it: snapshot plus journal
   p.halt();
   return { dir: image, secret, data };
@@ -127,7 +116,7 @@ describe('petstore snapshot', () => {
     const r = petstore('snapshot', '--data-dir', dir);
     expect(r.status, r.stderr).toBe(0);
     expect(statSync(join(dir, 'journal.log')).size).toBe(0);
-    expect(canonical((await loadDataDir(nodeFs, dir)).store.dump())).toEqual(data);
+    expect(canonicalData((await loadDataDir(nodeFs, dir)).store.dump())).toEqual(data);
   });
 });
 
@@ -146,7 +135,7 @@ describe('petstore export and import', () => {
     const restored = tempDir('petstore-restored-');
     const imported = petstore('import', out, '--data-dir', restored);
     expect(imported.status, imported.stderr).toBe(0);
-    expect(canonical((await loadDataDir(nodeFs, restored)).store.dump())).toEqual(data);
+    expect(canonicalData((await loadDataDir(nodeFs, restored)).store.dump())).toEqual(data);
 
     const ADMIN = 'psk_enterprise_CliTestAdminKey0123456789abcdefghijKLMNOPQ';
     const server = new ServerProcess({ PETSTORE_DATA_DIR: restored, PETSTORE_SEED: 'false', PETSTORE_ADMIN_KEY: ADMIN });

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { parseJournal, type ReadResult } from '../../src/store/data-dir/journal-format.js';
 import { parseSnapshot, type Snapshot } from '../../src/store/data-dir/snapshot.js';
+import type { StoreData } from '../../src/store/memory/change-set.js';
 
 function bytesOf(file: string): Buffer | undefined {
   try {
@@ -22,4 +23,18 @@ export function readJournal(file: string): ReadResult {
 export function readSnapshot(file: string): Snapshot | undefined {
   const buf = bytesOf(file);
   return buf && parseSnapshot(file, buf);
+}
+
+/** A store's records in a canonical order (by id, scope, key id), for equality checks. */
+export function canonicalData(d: StoreData): StoreData {
+  const byId = <T extends { id: number }>(a: T[]) => [...a].sort((x, y) => x.id - y.id);
+  return {
+    pets: byId(d.pets),
+    categories: byId(d.categories),
+    orders: byId(d.orders),
+    keys: byId(d.keys),
+    idempotency: [...d.idempotency].sort((x, y) => x.scope.localeCompare(y.scope)),
+    bans: [...d.bans].sort((x, y) => x.keyId - y.keyId),
+    counters: d.counters,
+  };
 }

@@ -19,7 +19,7 @@ import { IdempotencyKeyReusedError } from '../../service/errors.js';
 import type { Principal } from '../../service/records.js';
 import { createServices, type Services } from '../../service/services.js';
 import { CorruptFileError, encodeEntry } from './journal.js';
-import { readJournal, readSnapshot } from '../../../test/support/data-dir-files.js';
+import { canonicalData, readJournal, readSnapshot } from '../../../test/support/data-dir-files.js';
 import type { StoreData } from '../memory/memory-store.js';
 import { JOURNAL_FILE, SNAPSHOT_FILE, openPersistentStore, type PersistenceOptions, type PersistentStore } from './persistent-store.js';
 
@@ -68,17 +68,7 @@ function crashImage(dir: string): string {
 
 /** The whole store, in a canonical order, for equality checks. */
 function state(p: PersistentStore): StoreData {
-  const d = p.store.dump();
-  const byId = <T extends { id: number }>(a: T[]) => [...a].sort((x, y) => x.id - y.id);
-  return {
-    pets: byId(d.pets),
-    categories: byId(d.categories),
-    orders: byId(d.orders),
-    keys: byId(d.keys),
-    idempotency: [...d.idempotency].sort((x, y) => x.scope.localeCompare(y.scope)),
-    bans: [...d.bans].sort((x, y) => x.keyId - y.keyId),
-    counters: d.counters,
-  };
+  return canonicalData(p.store.dump());
 }
 
 async function openRejection(dir: string): Promise<unknown> {
