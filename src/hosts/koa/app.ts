@@ -7,7 +7,7 @@
  *
  *   host (request in, answer out) -> @koa/router: one route per operation of the route table
  *     (`routeTable`, the OpenAPI document's operations, /graphql and the documents included),
- *     each running the pipeline for its operation -> allowedMethods (405, 501)
+ *     each running the pipeline for its operation -> allowedMethods (Method Not Allowed, Not Implemented)
  *
  * A request the router does not route, a method the path lacks (allowedMethods throws) and every
  * OPTIONS (CORS preflights) go to the pipeline without a route: its own fallbacks answer them,
@@ -122,7 +122,7 @@ interface HostState {
   response?: ApiResponse;
 }
 
-/** allowedMethods' 405 and 501: the pipeline answers them (after admission, with `Allow`). */
+/** allowedMethods' Method Not Allowed and Not Implemented: the pipeline answers them (after admission, with `Allow`). */
 class Unrouted extends Error {}
 
 const VERBS: Record<string, 'get' | 'post' | 'put' | 'patch' | 'delete'> = { GET: 'get', POST: 'post', PUT: 'put', PATCH: 'patch', DELETE: 'delete' };
