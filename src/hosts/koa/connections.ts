@@ -7,6 +7,7 @@
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
+import { clientNetwork } from '../../limits/client-address.js';
 
 export interface ConnectionLimits {
   max: number;
@@ -31,7 +32,8 @@ export function limitConnections(server: Server, limits: ConnectionLimits): Conn
   if (perAddress === undefined) return counts;
   const open = new Map<string, number>();
   server.on('connection', (socket: Socket) => {
-    const address = clientOf(socket.remoteAddress ?? '');
+    // Counted as the limiter counts clients (CONTRACT section 6): IPv6 by its /64 network.
+    const address = clientNetwork(socket.remoteAddress ?? '');
     const n = (open.get(address) ?? 0) + 1;
     if (n > perAddress) {
       counts.refusedPerAddress++;
@@ -46,22 +48,4 @@ export function limitConnections(server: Server, limits: ConnectionLimits): Conn
     });
   });
   return counts;
-}
-
-/**
- * Who a peer address is, for the per-address limit: an IPv4 address as such (also when it comes
- * IPv4-mapped), an IPv6 address by its /64 network, as the limiter counts clients (section 6).
- */
-export function clientOf(address: string): string {
-  if (address.startsWith('::ffff:') && address.includes('.')) return address.slice(7);
-  if (!address.includes(':')) return address;
-  const bare = address.split('%')[0]!.toLowerCase();
-  const [head = '', tail] = bare.split('::');
-  const left = head === '' ? [] : head.split(':');
-  const right = tail === undefined || tail === '' ? [] : tail.split(':');
-  const groups = tail === undefined ? left : [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
-  return `${groups
-    .slice(0, 4)
-    .map((g) => (Number.parseInt(g, 16) || 0).toString(16))
-    .join(':')}::/64`;
 }
