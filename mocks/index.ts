@@ -20,6 +20,7 @@ import { MemoryStore, type StoreData } from '../src/store/memory/memory-store.js
 import { scenarioGate, type Scenario, type ScenarioState } from './scenario.js';
 import { mswHandlers, pageOrigin } from './handlers.js';
 import { browserStorage, type SavedStore } from './storage.js';
+import { DEFAULT_RETENTION } from '../src/service/event-writer.js';
 
 export type { Scenario } from './scenario.js';
 
@@ -40,6 +41,9 @@ export interface MockOptions {
   graphqlMaxCost?: number;
   /** As PETSTORE_CORS_ORIGINS (a list; the mocks usually serve their own origin and need none). */
   corsOrigins?: string[];
+  /** As PETSTORE_EVENTS_RETENTION_DAYS and PETSTORE_EVENTS_MAX (default 7 and 100,000). */
+  eventsRetentionDays?: number;
+  eventsMax?: number;
   /**
    * Requests under baseUrl on a path outside the contract: 'answer' (default) as the server does
    * (404 NOT_FOUND; 401 without a key); 'unhandled' leaves them to MSW's `onUnhandledRequest`,
@@ -102,6 +106,7 @@ export function createPetstoreMocks(options: MockOptions = {}): PetstoreMocks {
       { secret: MOCK_KEYS.customer, keyId: -2, role: 'customer', plan: 'free', ...PLAN_LIMITS.free },
     ],
     bans: { banSeconds: options.banSeconds ?? 900 },
+    eventRetention: { days: options.eventsRetentionDays ?? DEFAULT_RETENTION.days, max: options.eventsMax ?? DEFAULT_RETENTION.max },
   });
   const limiter = new RateLimiter({ clock, maxEntries: options.limiterEntries });
   const scenario: ScenarioState = { current: null };

@@ -20,6 +20,10 @@ export interface Config {
   banWindowSeconds: number;
   banSeconds: number;
   graphqlMaxCost: number;
+  /** PETSTORE_EVENTS_RETENTION_DAYS and PETSTORE_EVENTS_MAX (section 14). */
+  eventRetention: { days: number; max: number };
+  /** PETSTORE_STREAM_MAX_SECONDS: how long one event stream stays open (section 14). */
+  streamMaxSeconds: number;
   requestTimeoutMs: number;
   logLevel: string;
   /** Origins allowed by CORS; `['*']` allows any; empty means no CORS headers. */
@@ -142,6 +146,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     banWindowSeconds: positive('PETSTORE_BAN_WINDOW_SECONDS', 60),
     banSeconds: positive('PETSTORE_BAN_SECONDS', 900),
     graphqlMaxCost: positive('PETSTORE_GRAPHQL_MAX_COST', 1000),
+    eventRetention: { days: positive('PETSTORE_EVENTS_RETENTION_DAYS', 7), max: positive('PETSTORE_EVENTS_MAX', 100_000) },
+    streamMaxSeconds: positive('PETSTORE_STREAM_MAX_SECONDS', 3600),
     requestTimeoutMs: positive('PETSTORE_REQUEST_TIMEOUT_MS', 30_000),
     logLevel,
     corsOrigins,

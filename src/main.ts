@@ -67,7 +67,7 @@ async function main(): Promise<void> {
   // However the process ends (but kill -9), the lock file goes with it.
   process.on('exit', () => persistent.release());
   const store = persistent.store;
-  const services = createServices({ store, clock, adminSecret: config.adminKey, bans: { banSeconds: config.banSeconds } });
+  const services = createServices({ store, clock, adminSecret: config.adminKey, bans: { banSeconds: config.banSeconds }, eventRetention: config.eventRetention });
 
   await persistent.exclusively(async () => {
     const secret = await services.keys.bootstrap();
@@ -113,6 +113,11 @@ async function main(): Promise<void> {
 
   const sweep = setInterval(() => void services.idempotency.sweep().catch((err) => logger.error({ err }, 'idempotency sweep failed')), 60 * 60 * 1000);
   sweep.unref();
+  // Events older than the retention's days go once a minute (the count is kept by every write).
+  const pruneEvents = () => void services.events.prune().catch((err) => logger.error({ err }, 'event retention failed'));
+  pruneEvents();
+  const eventRetention = setInterval(pruneEvents, 60 * 1000);
+  eventRetention.unref();
 
   server.listen(config.port, config.host, () => {
     const addr = server.address();
@@ -139,6 +144,7 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     clearInterval(sweep);
+    clearInterval(eventRetention);
     metricsServer?.close();
     metricsServer?.closeAllConnections();
     // close() stops accepting and waits for requests in flight; idle keep-alive sockets go now.

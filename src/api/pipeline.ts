@@ -27,6 +27,7 @@ import { HOST_OPERATIONS, metaHandlers } from './rest/handlers/meta.js';
 import { petHandlers } from './rest/handlers/pets.js';
 import { inventoryHandlers } from './rest/handlers/inventory.js';
 import { orderHandlers } from './rest/handlers/orders.js';
+import { eventHandlers } from './rest/handlers/events.js';
 import { compileRoutes } from './rest/routes.js';
 import type { Handlers } from './rest/handler.js';
 
@@ -80,6 +81,7 @@ export async function createPipeline(deps: PipelineDeps): Promise<Pipeline> {
       ...orderHandlers(services),
       ...inventoryHandlers(services),
       ...adminHandlers(services),
+      ...eventHandlers(services),
       ...deps.hostHandlers,
     },
   });

@@ -1,14 +1,17 @@
 /**
  * The export format (CONTRACT section 10): JSON Lines, one `{"type","record"}` per record, types
- * pet, category, order, key, ban and idempotency in ascending id (scope) order, then exactly one
- * `counters` line last, so a cut-off file is recognised. Key records carry their hash, never a
+ * pet, category, order, key, ban, idempotency and event in ascending id (scope, sequence) order,
+ * then exactly one `counters` line last, so a cut-off file is recognised (it also holds the event
+ * log's latest sequence, `events`, and `eventsOldest`, below which events were dropped). Key records carry their hash, never a
  * secret (the store holds none). Reading checks every record's shape, ids and counters, and names
  * the line of the first problem.
  */
+import { EVENT_TYPES } from '../service/events.js';
+import type { CounterName } from '../service/store-port.js';
 import { PET_STATUSES, PLANS, ROLES } from '../service/records.js';
 import { COUNTER_NAMES, emptyCounters, type StoreData } from '../store/memory/change-set.js';
 
-const SECTIONS = { pet: 'pets', category: 'categories', order: 'orders', key: 'keys', ban: 'bans', idempotency: 'idempotency' } as const;
+const SECTIONS = { pet: 'pets', category: 'categories', order: 'orders', key: 'keys', ban: 'bans', idempotency: 'idempotency', event: 'events' } as const;
 type RecordType = keyof typeof SECTIONS;
 
 export class ImportError extends Error {
@@ -30,7 +33,8 @@ export function* exportLines(d: StoreData): Generator<string> {
   for (const r of byId(d.keys)) yield line('key', r);
   for (const r of [...d.bans].sort((x, y) => x.keyId - y.keyId)) yield line('ban', r);
   for (const r of [...d.idempotency].sort((x, y) => (x.scope < y.scope ? -1 : x.scope > y.scope ? 1 : 0))) yield line('idempotency', r);
-  yield line('counters', d.counters);
+  for (const r of d.events ?? []) yield line('event', r);
+  yield line('counters', { ...d.counters, eventsOldest: d.eventsOldest ?? 1 });
 }
 
 type Check = (r: Record<string, unknown>) => string | undefined;
@@ -63,11 +67,18 @@ const CHECKS: Record<RecordType, Check> = {
   }),
   ban: fields({ keyId: (v) => int(v, 1), until: (v) => int(v, 0), history: (v) => Array.isArray(v) && v.every((t) => int(t, 0)) }),
   idempotency: fields({ scope: (v) => typeof v === 'string' && v.length > 0, fingerprint: str, createdAt: (v) => int(v, 0) }),
+  event: fields({
+    sequence: (v) => int(v, 1),
+    type: oneOf(EVENT_TYPES),
+    createdAt: str,
+    data: (v) => typeof v === 'object' && v !== null && typeof (v as { object?: unknown }).object === 'object',
+    ownerKeyId: (v) => v === undefined || int(v, 0),
+  }),
 };
 
 /** Reads an export, line by line (numbered from 1), into the store's data. */
 export async function readExport(lines: AsyncIterable<string>): Promise<StoreData> {
-  const data: StoreData = { pets: [], categories: [], orders: [], keys: [], idempotency: [], bans: [], counters: emptyCounters() };
+  const data: Required<StoreData> = { pets: [], categories: [], orders: [], keys: [], idempotency: [], bans: [], events: [], eventsOldest: 1, counters: emptyCounters() };
   const seen = new Set<string>();
   let counters = false;
   let n = 0;
@@ -88,6 +99,11 @@ export async function readExport(lines: AsyncIterable<string>): Promise<StoreDat
         if (!int(record[name], 0)) throw new ImportError(n, `bad or missing counter "${name}"`);
         data.counters[name] = record[name] as number;
       }
+      for (const name of ['events', 'eventsOldest'] as const) {
+        if (record[name] !== undefined && !int(record[name], name === 'events' ? 0 : 1)) throw new ImportError(n, `bad counter "${name}"`);
+      }
+      data.counters.events = (record.events as number | undefined) ?? data.events.at(-1)?.sequence ?? 0;
+      data.eventsOldest = (record.eventsOldest as number | undefined) ?? 1;
       counters = true;
       continue;
     }
@@ -95,9 +111,12 @@ export async function readExport(lines: AsyncIterable<string>): Promise<StoreDat
     if (!Object.hasOwn(CHECKS, type)) throw new ImportError(n, `unknown type ${JSON.stringify(line.type)}`);
     const problem = CHECKS[type](record);
     if (problem) throw new ImportError(n, `${type}: ${problem}`);
-    const key = `${type}:${String(record.id ?? record.keyId ?? record.scope)}`;
+    const key = `${type}:${String(record.id ?? record.keyId ?? record.scope ?? record.sequence)}`;
     if (seen.has(key)) throw new ImportError(n, `a second ${type} with the same id`);
     seen.add(key);
+    if (type === 'event' && (record.sequence as number) <= (data.events.at(-1)?.sequence ?? 0)) {
+      throw new ImportError(n, 'events must come in ascending sequence');
+    }
     (data[SECTIONS[type]] as unknown[]).push(record);
   }
   if (!counters) throw new ImportError(n, 'no counters line: the file is not a whole export');
@@ -108,7 +127,7 @@ export async function readExport(lines: AsyncIterable<string>): Promise<StoreDat
 /** Counters at least the highest ids (else an id would be handed out twice), and pets in categories that exist. */
 function checkCounters(d: StoreData, line: number): void {
   const max = (a: { id: number }[]) => a.reduce((m, r) => Math.max(m, r.id), 0);
-  const pairs: [keyof StoreData['counters'], number][] = [
+  const pairs: [CounterName, number][] = [
     ['pets', max(d.pets)],
     ['categories', max(d.categories)],
     ['orders', max(d.orders)],
@@ -117,6 +136,8 @@ function checkCounters(d: StoreData, line: number): void {
   for (const [name, highest] of pairs) {
     if (d.counters[name] < highest) throw new ImportError(line, `counter "${name}" is ${d.counters[name]}, below the highest id ${highest}`);
   }
+  const lastEvent = d.events?.at(-1)?.sequence ?? 0;
+  if ((d.counters.events ?? 0) < lastEvent) throw new ImportError(line, `counter "events" is ${d.counters.events}, below the highest sequence ${lastEvent}`);
   const categories = new Set(d.categories.map((c) => c.id));
   const orphan = d.pets.find((p) => !categories.has(p.categoryId));
   if (orphan) throw new ImportError(line, `pet ${orphan.id} is in category ${orphan.categoryId}, which the file does not hold`);

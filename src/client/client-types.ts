@@ -166,6 +166,14 @@ export interface PetStoreClient {
     options?: RequestOptions,
   ): Promise<Ok<'/store/inventory/{petId}', 'put'>>;
 
+  // Events
+  /** `GET /events`: one page of the events the key may see, ascending by sequence (filters `type`, `after`). */
+  listEvents(query?: Query<'/events', 'get'>, options?: RequestOptions): Promise<Page<Item<'/events', 'get'>>>;
+  /** Every event matching `query`, following `Link: rel="next"`. */
+  iterateEvents(query?: Query<'/events', 'get'>, options?: RequestOptions): AsyncGenerator<Item<'/events', 'get'>, void, undefined>;
+  /** `GET /events/{eventId}`. */
+  getEvent(eventId: Param<'/events/{eventId}', 'get', 'eventId'>, options?: RequestOptions): Promise<Ok<'/events/{eventId}', 'get'>>;
+
   // Admin
   /** `POST /admin/keys` (beta): the reply holds the secret, once. */
   createKey(body: Body<'/admin/keys', 'post'>, options?: PostOptions): Promise<Ok<'/admin/keys', 'post'>>;

@@ -168,6 +168,10 @@ export function createClient(options: ClientOptions): PetStoreClient {
     setInventory: (petId, body, opts) => call('put', '/store/inventory/{petId}', { path: { petId }, body }, opts),
 
     createKey: (body, opts) => call('post', '/admin/keys', { body }, opts),
+    listEvents: (query, opts) => list('/events', q(query), opts),
+    iterateEvents: (query, opts) => items(() => client.listEvents(query, opts), opts),
+    getEvent: (eventId, opts) => call('get', '/events/{eventId}', { path: { eventId } }, opts),
+
     listKeys: (query, opts) => list('/admin/keys', q(query), opts),
     iterateKeys: (query, opts) => items(() => client.listKeys(query, opts), opts),
     revokeKey: async (keyId, opts) => {

@@ -381,6 +381,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description Lists the events the key may see in ascending sequence, one page at a time: every change the service
+         *     commits is also an event (`pet.created`, `order.placed`, `inventory.changed`, ...), written in the same
+         *     transaction as the change, so an event exists exactly when its change is durable. Filters: `type` (a
+         *     comma-separated list of types, each may end in `.*`, e.g. `order.*`; an unknown type is
+         *     `400 VALIDATION_FAILED`) and `after` (only events with a higher sequence: a resume point). An `after`
+         *     below the oldest event still kept (events are kept 7 days, at most 100,000) is `410 EVENTS_EXPIRED`
+         *     with the oldest kept sequence in `details`. The body is a plain array; while more results follow, the
+         *     `Link` header carries the URL of the next page (`rel="next"`).
+         *
+         *     **Roles:** `customer`, `staff` and `admin`. `staff` and `admin` see every event; a `customer` sees
+         *     `pet.*`, `category.*` and `inventory.changed`, the `order.*` events of the orders it placed, and the
+         *     events of its own webhook endpoints.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{eventId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an event
+         * @description Returns one event by its id (`evt_<sequence>`). An event that was dropped by retention, or that the key
+         *     may not see, is `404 NOT_FOUND`.
+         *
+         *     **Roles:** `customer`, `staff` and `admin`, each seeing the events `GET /events` lists for it.
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -750,6 +804,34 @@ export interface components {
             /** @description Whether the order has been fulfilled. `false` while the order is open; `true` is final. */
             complete?: boolean;
         };
+        /**
+         * @description The type of an event: what changed. `pet.updated` is a name or category change, `pet.status_changed` a status change (also when stock or orders move it), `order.updated` a new `shipDate`, `inventory.changed` a pet's stock.
+         * @enum {string}
+         */
+        EventType: "pet.created" | "pet.updated" | "pet.status_changed" | "pet.deleted" | "category.created" | "category.updated" | "category.deleted" | "order.placed" | "order.updated" | "order.completed" | "order.cancelled" | "inventory.changed" | "webhook_endpoint.disabled";
+        /** @description A change the service committed. The same JSON everywhere: feed items, the stream's `data:`, webhook bodies. One write may emit several events (placing the last unit: `order.placed`, `inventory.changed`, `pet.status_changed`); they commit together with consecutive sequences. */
+        Event: {
+            /** @description `evt_<sequence>`: the same on every retry, redelivery and stream. */
+            id: string;
+            /** @description The event's type (`webhook.ping` only in a webhook endpoint's ping). */
+            type: components["schemas"]["EventType"] | "webhook.ping";
+            /**
+             * Format: int64
+             * @description Ascending in the order events become visible; a client that resumes after N misses nothing. Below 2^53.
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @description When the change was committed (RFC 3339).
+             */
+            createdAt: string;
+            data: {
+                /** @description The record after the change, in its REST shape (a deleted record or a cancelled order is `{ "id" }` only). */
+                object: Record<string, never>;
+                /** @description The old values of the fields that changed (`null` where there was none); absent on creation and deletion. */
+                previous?: Record<string, never>;
+            };
+        };
         /** @description The stock entry of a pet. Every pet has exactly one; it is created and deleted with the pet. */
         InventoryItem: {
             /** @description Id of the pet the entry tracks. */
@@ -832,10 +914,10 @@ export interface components {
         /** @description Error body of every REST error response. No other properties are sent. */
         Error: {
             /**
-             * @description Machine-readable error code; each belongs to one HTTP status: 400 `BAD_REQUEST`, `VALIDATION_FAILED`, `QUERY_TOO_COMPLEX`; 401 `UNAUTHENTICATED`; 403 `FORBIDDEN`; 404 `NOT_FOUND`; 405 `METHOD_NOT_ALLOWED`; 409 `CATEGORY_EXISTS`, `CATEGORY_IN_USE`, `PET_NOT_AVAILABLE`, `INSUFFICIENT_STOCK`, `ORDER_COMPLETE`, `INVALID_TRANSITION`, `PET_HAS_OPEN_ORDERS`; 410 `GONE`; 413 `PAYLOAD_TOO_LARGE`; 415 `UNSUPPORTED_MEDIA_TYPE`; 422 `UNKNOWN_CATEGORY`, `UNKNOWN_PET`, `IDEMPOTENCY_KEY_REUSED`; 429 `RATE_LIMITED`, `KEY_BANNED`; 500 `INTERNAL`; 503 `SERVICE_UNAVAILABLE`. (`QUERY_TOO_COMPLEX` is produced by the GraphQL surface only.)
+             * @description Machine-readable error code; each belongs to one HTTP status: 400 `BAD_REQUEST`, `VALIDATION_FAILED`, `QUERY_TOO_COMPLEX`; 401 `UNAUTHENTICATED`; 403 `FORBIDDEN`; 404 `NOT_FOUND`; 405 `METHOD_NOT_ALLOWED`; 409 `CATEGORY_EXISTS`, `CATEGORY_IN_USE`, `PET_NOT_AVAILABLE`, `INSUFFICIENT_STOCK`, `ORDER_COMPLETE`, `INVALID_TRANSITION`, `PET_HAS_OPEN_ORDERS`; 410 `GONE`, `EVENTS_EXPIRED`; 413 `PAYLOAD_TOO_LARGE`; 415 `UNSUPPORTED_MEDIA_TYPE`; 422 `UNKNOWN_CATEGORY`, `UNKNOWN_PET`, `IDEMPOTENCY_KEY_REUSED`, `WEBHOOK_URL_FORBIDDEN`; 429 `RATE_LIMITED`, `KEY_BANNED`, `TOO_MANY_STREAMS`; 500 `INTERNAL`; 503 `SERVICE_UNAVAILABLE`. (`QUERY_TOO_COMPLEX` is produced by the GraphQL surface only.)
              * @enum {string}
              */
-            code: "BAD_REQUEST" | "VALIDATION_FAILED" | "QUERY_TOO_COMPLEX" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CATEGORY_EXISTS" | "CATEGORY_IN_USE" | "PET_NOT_AVAILABLE" | "INSUFFICIENT_STOCK" | "ORDER_COMPLETE" | "INVALID_TRANSITION" | "PET_HAS_OPEN_ORDERS" | "GONE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNKNOWN_CATEGORY" | "UNKNOWN_PET" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "KEY_BANNED" | "SERVICE_UNAVAILABLE" | "INTERNAL";
+            code: "BAD_REQUEST" | "VALIDATION_FAILED" | "QUERY_TOO_COMPLEX" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CATEGORY_EXISTS" | "CATEGORY_IN_USE" | "PET_NOT_AVAILABLE" | "INSUFFICIENT_STOCK" | "ORDER_COMPLETE" | "INVALID_TRANSITION" | "PET_HAS_OPEN_ORDERS" | "GONE" | "EVENTS_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNKNOWN_CATEGORY" | "UNKNOWN_PET" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_URL_FORBIDDEN" | "RATE_LIMITED" | "KEY_BANNED" | "TOO_MANY_STREAMS" | "SERVICE_UNAVAILABLE" | "INTERNAL";
             /** @description Human-readable description of the error. Never contains stack traces, secrets or internal paths; do not parse it. */
             message: string;
             /** @description The HTTP status code of the response. */
@@ -1044,6 +1126,21 @@ export interface components {
         };
         /** @description The request conflicts with the current state of a record. The operation lists which of `CATEGORY_EXISTS`, `CATEGORY_IN_USE`, `PET_NOT_AVAILABLE`, `INSUFFICIENT_STOCK`, `ORDER_COMPLETE`, `INVALID_TRANSITION` and `PET_HAS_OPEN_ORDERS` it can produce. */
         Conflict: {
+            headers: {
+                "API-Version": components["headers"]["API-Version"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description `EVENTS_EXPIRED`: `after` is below the oldest event still kept; `details` names the oldest kept sequence. Start again from the feed's beginning (omit `after`). */
+        EventsExpired: {
             headers: {
                 "API-Version": components["headers"]["API-Version"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1552,6 +1649,11 @@ export interface components {
          * @example 2
          */
         keyId: number;
+        /**
+         * @description Only events of these types: a comma-separated list, each may end in `.*` (`order.*`). An unknown type is `400 VALIDATION_FAILED`.
+         * @example order.*,inventory.changed
+         */
+        eventTypes: string;
         /**
          * @description Page size: 1-100, default 20. Every page but the last holds exactly `limit` records. Out of range is `400 VALIDATION_FAILED`.
          * @example 20
@@ -3035,6 +3137,105 @@ export interface operations {
             /** @description `FORBIDDEN`: the key is a `customer` or `staff` key; only `admin` may call this operation. */
             403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no stored key has this id. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only events of these types: a comma-separated list, each may end in `.*` (`order.*`). An unknown type is `400 VALIDATION_FAILED`.
+                 * @example order.*,inventory.changed
+                 */
+                type?: components["parameters"]["eventTypes"];
+                /**
+                 * @description Only events with a sequence above this one (a resume point). Below the oldest kept event is `410 EVENTS_EXPIRED`.
+                 * @example 0
+                 */
+                after?: number;
+                /**
+                 * @description Page size: 1-100, default 20. Every page but the last holds exactly `limit` records. Out of range is `400 VALIDATION_FAILED`.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["limit"];
+                /**
+                 * @description Opaque position of the next page, taken from the `Link: <...>; rel="next"` header of the previous page (simply follow that URL). Omit it for the first page. Results are in ascending id order and pages stay stable while records are added. A malformed cursor (not one this server issued) is `400 VALIDATION_FAILED`.
+                 * @example djE6Mg
+                 */
+                cursor?: components["parameters"]["cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of events (possibly empty), in ascending sequence. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"][];
+                };
+            };
+            /** @description `VALIDATION_FAILED` with `details`: an unknown event type, `after` or `limit` out of range, a cursor this server did not issue. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description `FORBIDDEN`: not produced by the current roles, since `customer`, `staff` and `admin` may all call this operation; listed because every authenticated operation can refuse a role. */
+            403: components["responses"]["Forbidden"];
+            410: components["responses"]["EventsExpired"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The event's id, `evt_` and its sequence. Any other form names no event (`404 NOT_FOUND`).
+                 * @example evt_1
+                 */
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            /** @description `VALIDATION_FAILED` with `details`: the id is longer than 40 characters or holds a NUL. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description `FORBIDDEN`: not produced by the current roles, since `customer`, `staff` and `admin` may all call this operation; listed because every authenticated operation can refuse a role. */
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no such event is kept, or the key may not see it. */
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];

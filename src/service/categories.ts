@@ -4,6 +4,8 @@ import { CategoryExistsError, CategoryInUseError, NotFoundError } from './errors
 import { pageOf, type Page, type PageRequest } from './paging.js';
 import type { Category, Principal } from './records.js';
 import type { Store, StoreTx } from './store-port.js';
+import { changedFields } from './events.js';
+import type { EventWriter } from './event-writer.js';
 
 export interface NewCategory {
   name: string;
@@ -13,7 +15,10 @@ export interface NewCategory {
 const view = (c: Category): Category => c;
 
 export class CategoryService {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly events: EventWriter,
+  ) {}
 
   list(_actor: Principal, page: PageRequest): Promise<Page<Category>> {
     return pageOf(page, (after, limit) => this.store.listCategories({ after, limit }), view, (c) => c.id);
@@ -39,6 +44,9 @@ export class CategoryService {
       await requireUniqueName(tx, input.name);
       const c = build(await tx.nextId('categories'), input);
       await tx.putCategory(c);
+      const events = this.events.batch();
+      events.add('category.created', c);
+      await events.write(tx);
       return c;
     });
   }
@@ -47,10 +55,17 @@ export class CategoryService {
   async replace(actor: Principal, id: number, input: NewCategory): Promise<Category> {
     requireStaff(actor);
     return this.store.transaction(async (tx) => {
-      if (!(await tx.getCategory(id))) throw categoryNotFound(id);
+      const before = await tx.getCategory(id);
+      if (!before) throw categoryNotFound(id);
       await requireUniqueName(tx, input.name, id);
       const c = build(id, input);
       await tx.putCategory(c);
+      const previous = changedFields(before, c, ['name', 'description']);
+      if (previous) {
+        const events = this.events.batch();
+        events.add('category.updated', c, previous);
+        await events.write(tx);
+      }
       return c;
     });
   }
@@ -62,6 +77,9 @@ export class CategoryService {
       const pets = await tx.countPetsInCategory(id);
       if (pets > 0) throw new CategoryInUseError(`Category ${id} still holds ${pets} pet(s).`);
       await tx.deleteCategory(id);
+      const events = this.events.batch();
+      events.add('category.deleted', { id });
+      await events.write(tx);
     });
   }
 }

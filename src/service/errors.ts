@@ -19,8 +19,11 @@ export type ErrorCode =
   | 'UNKNOWN_CATEGORY'
   | 'UNKNOWN_PET'
   | 'IDEMPOTENCY_KEY_REUSED'
+  | 'WEBHOOK_URL_FORBIDDEN'
+  | 'EVENTS_EXPIRED'
   | 'RATE_LIMITED'
   | 'KEY_BANNED'
+  | 'TOO_MANY_STREAMS'
   | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL';
 
@@ -82,6 +85,22 @@ export class UnknownPetError extends DomainError {
 export class IdempotencyKeyReusedError extends DomainError {
   readonly code = 'IDEMPOTENCY_KEY_REUSED';
 }
+/** A webhook URL that is not https, carries credentials, or names a host that is or resolves to a private address. */
+export class WebhookUrlForbiddenError extends DomainError {
+  readonly code = 'WEBHOOK_URL_FORBIDDEN';
+}
+/** A resume point (`after`) older than the events kept; `oldest` is the oldest kept sequence. */
+export class EventsExpiredError extends DomainError {
+  readonly code = 'EVENTS_EXPIRED';
+  constructor(
+    after: number,
+    readonly oldest: number,
+  ) {
+    super(`Events after ${after} are no longer kept; the oldest kept event is ${oldest}.`, [
+      { path: 'after', message: `the oldest kept sequence is ${oldest}` },
+    ]);
+  }
+}
 /** A refusal that says when to come back: `retryAfter` is whole seconds (at least 1). */
 export abstract class RetryLaterError extends DomainError {
   constructor(
@@ -98,6 +117,10 @@ export class RateLimitedError extends RetryLaterError {
 /** The key is banned for hammering; `retryAfter` runs until the ban ends. */
 export class KeyBannedError extends RetryLaterError {
   readonly code = 'KEY_BANNED';
+}
+/** The key already holds as many open streams (SSE and GraphQL subscriptions) as its plan allows. */
+export class TooManyStreamsError extends RetryLaterError {
+  readonly code = 'TOO_MANY_STREAMS';
 }
 /** The store cannot serve now (a full disk, a database away); always `Retry-After: 1`. */
 export class ServiceUnavailableError extends RetryLaterError {

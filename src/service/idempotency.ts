@@ -33,8 +33,11 @@ const REPLAYED: Record<ErrorCode, boolean> = {
   UNKNOWN_CATEGORY: true,
   UNKNOWN_PET: true,
   IDEMPOTENCY_KEY_REUSED: true,
+  WEBHOOK_URL_FORBIDDEN: true,
+  EVENTS_EXPIRED: false,
   RATE_LIMITED: false,
   KEY_BANNED: false,
+  TOO_MANY_STREAMS: false,
   SERVICE_UNAVAILABLE: false,
   INTERNAL: false,
 };

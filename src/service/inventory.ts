@@ -5,9 +5,13 @@ import { statusForStock } from './pet-status.js';
 import { petNotFound } from './pets.js';
 import { toInventoryItem, type InventoryItem, type PetStatus, type Principal } from './records.js';
 import type { Store } from './store-port.js';
+import type { EventWriter } from './event-writer.js';
 
 export class InventoryService {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly events: EventWriter,
+  ) {}
 
   list(_actor: Principal, statuses: readonly PetStatus[] | undefined, page: PageRequest): Promise<Page<InventoryItem>> {
     return pageOf(page, (after, limit) => this.store.listPets({ statuses, after, limit }), toInventoryItem, (p) => p.id);
@@ -31,6 +35,9 @@ export class InventoryService {
       const open = await tx.openOrdersForPet(petId);
       const next = { ...pet, stock: quantity, status: statusForStock(quantity, open.length) };
       await tx.putPet(next);
+      const events = this.events.batch();
+      events.petChanged(pet, next);
+      await events.write(tx);
       return toInventoryItem(next);
     });
   }

@@ -13,8 +13,10 @@ import {
 } from './errors.js';
 import { pageOf, type Page, type PageRequest } from './paging.js';
 import { statusAfterCancel, statusAfterCompletion, statusAfterOrder, stockAfterReturn } from './pet-status.js';
-import { toOrder, type Order, type OrderRecord, type Principal } from './records.js';
+import { toOrder, type Order, type OrderRecord, type PetRecord, type Principal } from './records.js';
 import type { Clock } from './clock.js';
+import { changedFields } from './events.js';
+import type { EventWriter } from './event-writer.js';
 import type { Store, StoreTx } from './store-port.js';
 
 export interface NewOrder {
@@ -37,6 +39,7 @@ export class OrderService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    private readonly events: EventWriter,
   ) {}
 
   list(actor: Principal, { petId, complete }: OrderFilter, page: PageRequest): Promise<Page<Order>> {
@@ -73,7 +76,8 @@ export class OrderService {
         );
       }
       const stock = pet.stock - input.quantity;
-      await tx.putPet({ ...pet, stock, status: statusAfterOrder(pet.status, stock) });
+      const nextPet: PetRecord = { ...pet, stock, status: statusAfterOrder(pet.status, stock) };
+      await tx.putPet(nextPet);
       const order: OrderRecord = {
         id,
         petId: pet.id,
@@ -83,6 +87,10 @@ export class OrderService {
       };
       if (input.shipDate !== undefined) order.shipDate = input.shipDate;
       await tx.putOrder(order);
+      const events = this.events.batch();
+      events.add('order.placed', toOrder(order), undefined, order.ownerKeyId);
+      events.petChanged(pet, nextPet);
+      await events.write(tx);
       return toOrder(order);
     });
   }
@@ -92,17 +100,25 @@ export class OrderService {
     return this.store.transaction(async (tx) => {
       const order = await openOrder(tx, actor, id);
       const next: OrderRecord = { ...order };
+      const events = this.events.batch();
       if (patch.shipDate !== undefined) next.shipDate = patch.shipDate;
+      let pet: PetRecord | undefined;
+      let nextPet: PetRecord | undefined;
       if (patch.complete === true) {
         next.complete = true;
         next.shipDate ??= new Date(this.clock.now()).toISOString();
-        const pet = await tx.getPet(order.petId);
+        pet = await tx.getPet(order.petId);
         if (pet) {
           const otherOpen = (await tx.openOrdersForPet(pet.id)).filter((o) => o.id !== id).length;
-          await tx.putPet({ ...pet, status: statusAfterCompletion(pet.status, pet.stock, otherOpen) });
+          nextPet = { ...pet, status: statusAfterCompletion(pet.status, pet.stock, otherOpen) };
+          await tx.putPet(nextPet);
         }
       }
       await tx.putOrder(next);
+      const previous = changedFields(toOrder(order), toOrder(next), ['complete', 'shipDate']);
+      if (previous) events.add(next.complete ? 'order.completed' : 'order.updated', toOrder(next), previous, next.ownerKeyId);
+      if (pet && nextPet) events.petChanged(pet, nextPet);
+      await events.write(tx);
       return toOrder(next);
     });
   }
@@ -116,11 +132,16 @@ export class OrderService {
     await this.store.transaction(async (tx) => {
       const order = await openOrder(tx, actor, id);
       const pet = await tx.getPet(order.petId);
+      const events = this.events.batch();
+      events.add('order.cancelled', { id }, undefined, order.ownerKeyId);
       if (pet) {
         const stock = stockAfterReturn(pet.stock, order.quantity);
-        await tx.putPet({ ...pet, stock, status: statusAfterCancel(pet.status, stock) });
+        const nextPet: PetRecord = { ...pet, stock, status: statusAfterCancel(pet.status, stock) };
+        await tx.putPet(nextPet);
+        events.petChanged(pet, nextPet);
       }
       await tx.deleteOrder(id);
+      await events.write(tx);
     });
   }
 }

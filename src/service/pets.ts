@@ -9,6 +9,7 @@ import {
 import { pageOf, type Page, type PageRequest } from './paging.js';
 import { initialStock } from './pet-status.js';
 import { toPet, type Pet, type PetRecord, type PetStatus, type Principal } from './records.js';
+import type { EventWriter } from './event-writer.js';
 import type { Store, StoreTx } from './store-port.js';
 
 export interface NewPet {
@@ -27,7 +28,10 @@ export interface PetFilter {
 }
 
 export class PetService {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly events: EventWriter,
+  ) {}
 
   // Store queries are built field by field, here and in the other services: spreading filters
   // that every caller shapes its own way made V8 copy them generically, a fifth of the REST
@@ -53,6 +57,7 @@ export class PetService {
   async create(actor: Principal, input: NewPet): Promise<Pet> {
     requireStaff(actor);
     return this.store.transaction(async (tx) => {
+      const events = this.events.batch();
       await requireCategory(tx, input.categoryId);
       const status = input.status ?? 'available';
       const pet: PetRecord = {
@@ -63,6 +68,8 @@ export class PetService {
         stock: initialStock(status),
       };
       await tx.putPet(pet);
+      events.add('pet.created', toPet(pet));
+      await events.write(tx);
       return toPet(pet);
     });
   }
@@ -92,6 +99,9 @@ export class PetService {
         categoryId: patch.categoryId ?? pet.categoryId,
       };
       await tx.putPet(next);
+      const events = this.events.batch();
+      events.petChanged(pet, next);
+      await events.write(tx);
       return toPet(next);
     });
   }
@@ -105,6 +115,9 @@ export class PetService {
         throw new PetHasOpenOrdersError(`Pet ${id} has ${open.length} open order(s); complete or cancel them first.`);
       }
       await tx.deletePet(id);
+      const events = this.events.batch();
+      events.add('pet.deleted', { id });
+      await events.write(tx);
     });
   }
 

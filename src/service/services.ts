@@ -1,6 +1,8 @@
 /** The service layer as one object: what both adapters (REST, GraphQL) and the mocks call. */
 import { BanService, type BanPolicy } from './bans.js';
 import { CategoryService } from './categories.js';
+import { EventLogService } from './event-log.js';
+import { EventWriter, type EventRetention } from './event-writer.js';
 import { IdempotencyService } from './idempotency.js';
 import { InventoryService } from './inventory.js';
 import { envAdminKey, KeyService, type BuiltInKey } from './keys.js';
@@ -17,6 +19,8 @@ export interface ServiceOptions {
   /** Further keys that live only in configuration (the mocks' ready-made keys). */
   builtInKeys?: BuiltInKey[];
   bans: BanPolicy;
+  /** PETSTORE_EVENTS_RETENTION_DAYS and PETSTORE_EVENTS_MAX (default 7 days, 100,000 events). */
+  eventRetention?: EventRetention;
 }
 
 export interface Services {
@@ -27,16 +31,19 @@ export interface Services {
   keys: KeyService;
   bans: BanService;
   idempotency: IdempotencyService;
+  events: EventLogService;
 }
 
-export function createServices({ store, clock, adminSecret, builtInKeys = [], bans }: ServiceOptions): Services {
+export function createServices({ store, clock, adminSecret, builtInKeys = [], bans, eventRetention }: ServiceOptions): Services {
+  const events = new EventWriter(clock, eventRetention);
   return {
-    pets: new PetService(store),
-    categories: new CategoryService(store),
-    orders: new OrderService(store, clock),
-    inventory: new InventoryService(store),
+    pets: new PetService(store, events),
+    categories: new CategoryService(store, events),
+    orders: new OrderService(store, clock, events),
+    inventory: new InventoryService(store, events),
     keys: new KeyService(store, clock, [...(adminSecret ? [envAdminKey(adminSecret)] : []), ...builtInKeys]),
     bans: new BanService(store, clock, bans),
     idempotency: new IdempotencyService(store, clock),
+    events: new EventLogService(store, clock, events.retention),
   };
 }

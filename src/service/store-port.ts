@@ -13,6 +13,7 @@ import type {
   PetRecord,
   PetStatus,
 } from './records.js';
+import type { EventRecord, EventType, NewEvent } from './events.js';
 
 export type CounterName = 'pets' | 'categories' | 'orders' | 'keys';
 
@@ -34,6 +35,24 @@ export interface OrderQuery extends PageQuery {
   petId?: number;
   complete?: boolean;
   ownerKeyId?: number;
+}
+
+export interface EventQuery {
+  /** Events with sequence > after, ascending. */
+  after: number;
+  limit: number;
+  /** Only these types (undefined: every type). */
+  types?: ReadonlySet<EventType>;
+  /** A customer's reads: unowned events and those owned by this key only (undefined: every event). */
+  ownerKeyId?: number;
+}
+
+/** Which events the log holds: every event with oldest <= sequence <= latest that was kept (sequences may have gaps). */
+export interface EventWindow {
+  /** Every event below this sequence has been dropped (retention); 1 when none ever was. */
+  oldest: number;
+  /** The highest sequence visible to readers (0 when there has been none). */
+  latest: number;
 }
 
 export interface StoreReader {
@@ -64,6 +83,12 @@ export interface StoreReader {
 
   /** True once the store has ever held a pet, category or order (seeding happens only before). */
   hasEverHeldData(): Promise<boolean>;
+
+  listEvents(q: EventQuery): Promise<EventRecord[]>;
+  getEvent(sequence: number): Promise<EventRecord | undefined>;
+  eventWindow(): Promise<EventWindow>;
+  /** The sequence of the first kept event created at or after `time` (ISO 8601), or undefined when there is none. */
+  firstEventSince(time: string): Promise<number | undefined>;
 }
 
 export interface StoreTx {
@@ -97,7 +122,23 @@ export interface StoreTx {
 
   /** The next id of a record type: ascending and never reused (the counter commits with the transaction). */
   nextId(counter: CounterName): Promise<number>;
+
+  /**
+   * Adds events to the log, in this order. The store gives them their sequences: consecutive and
+   * above every sequence any reader can have seen, visible together exactly when the transaction
+   * is durable, and never visible below a sequence a reader has already seen. The log then keeps at
+   * most `keepAtMost` events, the oldest dropped first.
+   */
+  appendEvents(events: readonly NewEvent[], keepAtMost: number): Promise<void>;
+  /** Drops every event with a sequence below `sequence` (retention by age). */
+  dropEventsBefore(sequence: number): Promise<void>;
 }
+
+/**
+ * Tells a process that events became visible: `latest` is the highest visible sequence. Stores
+ * shared by several processes call it for events committed through any of them, within one second.
+ */
+export type EventsListener = (latest: number) => void;
 
 /** A key or ban that some process changed (a revoked key, a ban started or lifted); `all`: anything may have. */
 export type StoreChange = { kind: 'key'; id: number } | { kind: 'ban'; keyId: number } | { kind: 'all' };
@@ -125,5 +166,7 @@ export interface Store extends StoreReader {
   claimIdempotency?(scope: string): Promise<() => Promise<void>>;
   /** Stores shared by several processes: changes to keys and bans, whichever process made them. */
   readonly changes?: ChangeFeed;
+  /** Calls `listener` whenever events become visible; the returned function stops it. */
+  onEvents(listener: EventsListener): () => void;
   close(): Promise<void>;
 }

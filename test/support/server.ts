@@ -25,6 +25,8 @@ export interface TestServerOptions {
   limiterEntries?: number;
   /** PETSTORE_CORS_ORIGINS. */
   corsOrigins?: string[];
+  /** PETSTORE_EVENTS_RETENTION_DAYS and PETSTORE_EVENTS_MAX. */
+  eventRetention?: { days: number; max: number };
   /** The store to serve from; a fresh in-memory store by default. */
   store?: Store;
   /** /readyz: the store's readiness (a data directory that takes writes); always ready by default. */
@@ -59,7 +61,7 @@ export async function startServer(opts: TestServerOptions = {}): Promise<TestSer
   const redis = opts.redisUrl ? new RedisLimiter({ url: opts.redisUrl, clock, prefix: `test-server:${process.pid}:${++servers}:`, timeoutMs: 2_000 }) : undefined;
   if (redis && !(await redis.connected(5_000))) throw new Error(`no connection to ${opts.redisUrl} within 5 s`);
   const store = opts.store ?? new MemoryStore();
-  const services = createServices({ store, clock, adminSecret: ADMIN_SECRET, bans: { banSeconds: 900 } });
+  const services = createServices({ store, clock, adminSecret: ADMIN_SECRET, bans: { banSeconds: 900 }, eventRetention: opts.eventRetention });
   const app = await createApp({
     contract,
     services,

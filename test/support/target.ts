@@ -31,6 +31,8 @@ export interface TargetOptions {
   limiterEntries?: number;
   /** PETSTORE_CORS_ORIGINS. */
   corsOrigins?: string[];
+  /** PETSTORE_EVENTS_RETENTION_DAYS and PETSTORE_EVENTS_MAX. */
+  eventRetention?: { days: number; max: number };
 }
 
 export interface Target {
@@ -148,6 +150,8 @@ async function startMocksTarget(opts: TargetOptions): Promise<Target> {
     clock,
     limiterEntries: opts.limiterEntries,
     corsOrigins: opts.corsOrigins,
+    eventsRetentionDays: opts.eventRetention?.days,
+    eventsMax: opts.eventRetention?.max,
   });
   server.listen({ onUnhandledRequest: 'error' });
   mocksListening = true;

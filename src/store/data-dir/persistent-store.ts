@@ -220,6 +220,8 @@ function sourceOfStore(store: MemoryStore): SnapshotSource {
     keys: { [Symbol.iterator]: () => store.keys.values() },
     idempotency: { [Symbol.iterator]: () => store.idempotency.values() },
     bans: { [Symbol.iterator]: () => store.bans.values() },
+    events: { [Symbol.iterator]: () => store.events.values()[Symbol.iterator]() },
+    eventsOldest: () => store.events.window().oldest,
     counters: () => ({ ...store.counters }),
   };
 }

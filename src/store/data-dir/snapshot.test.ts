@@ -49,7 +49,12 @@ function sample(name = 'Cats'): StoreData {
     ],
     idempotency: [{ scope: '1:abc', fingerprint: 'fp', outcome: { status: 201, body: { id: 1 } }, createdAt: 1 }],
     bans: [{ keyId: 1, until: 2, history: [1] }],
-    counters: { pets: 1, categories: 2, orders: 1, keys: 1 },
+    events: [
+      { sequence: 3, type: 'category.created', createdAt: '2026-11-23T12:00:00.000Z', data: { object: { id: 2, name: 'C' } } },
+      { sequence: 4, type: 'order.placed', createdAt: '2026-11-23T12:00:01.000Z', data: { object: { id: 1, petId: 1, quantity: 1, complete: false } }, ownerKeyId: 1 },
+    ],
+    eventsOldest: 3,
+    counters: { pets: 1, categories: 2, orders: 1, keys: 1, events: 4 },
   };
 }
 

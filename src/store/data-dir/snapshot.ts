@@ -13,11 +13,10 @@
 import { createHash } from 'node:crypto';
 import { dirname } from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { StoreData } from '../memory/change-set.js';
+import type { Counters, StoreData } from '../memory/change-set.js';
 import type { Failpoint } from './failpoints.js';
 import { syncDir, type FileSystem } from './fs.js';
 import { CorruptFileError } from './journal-format.js';
-import type { CounterName } from '../../service/store-port.js';
 
 const FORMAT = 'petstore-snapshot';
 /** The header line is padded to this many bytes, so it can be written last, in place. */
@@ -29,7 +28,9 @@ const HEADER_BYTES = 256;
 const SYNC_EVERY = 4 * 1024 * 1024;
 /** Serialised records are gathered in buffers of this size (or one record's, if larger). */
 const CHUNK_BYTES = 256 * 1024;
-const SECTIONS = ['pets', 'categories', 'orders', 'keys', 'idempotency', 'bans'] as const;
+const SECTIONS = ['pets', 'categories', 'orders', 'keys', 'idempotency', 'bans', 'events'] as const;
+/** Sections a snapshot written before events existed lacks. */
+const OPTIONAL_SECTIONS: ReadonlySet<string> = new Set(['events']);
 
 interface Header {
   format: string;
@@ -46,12 +47,14 @@ export interface Snapshot {
 
 /** What a snapshot is written from: the records of each section (read lazily) and the counters. */
 export type SnapshotSource = { [S in (typeof SECTIONS)[number]]: Iterable<unknown> } & {
-  counters(): Record<CounterName, number>;
+  /** Read after every section, so counters (ids, the latest event) are at least what the sections hold. */
+  counters(): Counters;
+  eventsOldest(): number;
 };
 
 /** A snapshot source over records already in memory (an import, a test). */
 export function sourceOfData(data: StoreData): SnapshotSource {
-  return { ...data, counters: () => data.counters };
+  return { ...data, events: data.events ?? [], counters: () => data.counters, eventsOldest: () => data.eventsOldest ?? 1 };
 }
 
 export interface WriteOptions {
@@ -144,7 +147,7 @@ async function* bodyChunks(source: SnapshotSource, sliceMs: number): AsyncGenera
     }
     yield* add(']');
   }
-  yield* add(`,"counters":${JSON.stringify(source.counters())}}`);
+  yield* add(`,"eventsOldest":${source.eventsOldest()},"counters":${JSON.stringify(source.counters())}}`);
   if (off) yield buf.subarray(0, off);
 }
 
@@ -176,5 +179,5 @@ export function parseSnapshot(file: string, buf: Buffer): Snapshot {
 
 function isStoreData(d: unknown): d is StoreData {
   const x = d as Record<string, unknown> | null;
-  return typeof x === 'object' && x !== null && SECTIONS.every((s) => Array.isArray(x[s])) && typeof x.counters === 'object' && x.counters !== null;
+  return typeof x === 'object' && x !== null && SECTIONS.every((s) => Array.isArray(x[s]) || (OPTIONAL_SECTIONS.has(s) && x[s] === undefined)) && typeof x.counters === 'object' && x.counters !== null;
 }

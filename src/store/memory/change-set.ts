@@ -5,6 +5,7 @@
  * over a snapshot taken while writes went on relies on that.
  */
 import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../../service/records.js';
+import type { EventRecord } from '../../service/events.js';
 import type { CounterName } from '../../service/store-port.js';
 
 export interface StoreData {
@@ -14,7 +15,11 @@ export interface StoreData {
   keys: KeyRecord[];
   idempotency: IdempotencyRecord[];
   bans: BanRecord[];
-  counters: Record<CounterName, number>;
+  /** The event log's kept events, ascending (absent in data written before events existed). */
+  events?: EventRecord[];
+  /** Every event below this sequence was dropped (absent: 1, none was). */
+  eventsOldest?: number;
+  counters: Counters;
 }
 
 /** One committed transaction: the records it wrote (null = deleted) and the counters after it. */
@@ -25,19 +30,27 @@ export interface ChangeSet {
   keys?: [number, KeyRecord | null][];
   idempotency?: [string, IdempotencyRecord | null][];
   bans?: [number, BanRecord | null][];
-  counters?: Partial<Record<CounterName, number>>;
+  /** Events appended, ascending (their sequences are above every earlier change set's). */
+  events?: EventRecord[];
+  /** Every event below this sequence is dropped. */
+  eventsDroppedBefore?: number;
+  counters?: Partial<Counters>;
 }
 
 export const COUNTER_NAMES: readonly CounterName[] = ['pets', 'categories', 'orders', 'keys'];
 
-export function emptyCounters(): Record<CounterName, number> {
-  return { pets: 0, categories: 0, orders: 0, keys: 0 };
+/** The id counters, and `events`: the event log's latest sequence (absent in data written before events existed). */
+export type Counters = Record<CounterName, number> & { events?: number };
+const RAISED: readonly (keyof Counters)[] = [...COUNTER_NAMES, 'events'];
+
+export function emptyCounters(): Required<Counters> {
+  return { pets: 0, categories: 0, orders: 0, keys: 0, events: 0 };
 }
 
 /** Raises `into` to the counters of `from`; counters only ever move up. */
-export function raiseCounters(into: Record<CounterName, number>, from: Partial<Record<CounterName, number>> | undefined): void {
-  for (const name of COUNTER_NAMES) {
+export function raiseCounters(into: Counters, from: Partial<Counters> | undefined): void {
+  for (const name of RAISED) {
     const v = from?.[name];
-    if (v !== undefined && v > into[name]) into[name] = v;
+    if (v !== undefined && v > (into[name] ?? 0)) into[name] = v;
   }
 }

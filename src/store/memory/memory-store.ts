@@ -6,11 +6,12 @@
  */
 import { cannotPersist } from '../../service/errors.js';
 import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../../service/records.js';
-import { emptyCounters, raiseCounters, type ChangeSet, type StoreData } from './change-set.js';
+import { emptyCounters, raiseCounters, type ChangeSet, type Counters, type StoreData } from './change-set.js';
+import { EventLog } from './event-log.js';
 import { NameIndex } from './name-index/name-index.js';
 import { PendingLayer } from './pending.js';
 import { countByName, orderFilters, queryOrders, queryPets, take } from './queries.js';
-import type { CounterName, OrderQuery, PageQuery, PetQuery, Store, StoreTx } from '../../service/store-port.js';
+import type { CounterName, EventQuery, EventsListener, OrderQuery, PageQuery, PetQuery, Store, StoreTx } from '../../service/store-port.js';
 import { Table } from './table.js';
 import { TimeSlices } from './time-slices.js';
 import { TransactionView } from './transaction-view.js';
@@ -70,10 +71,12 @@ export class MemoryStore implements Store {
   readonly keys = new Table<KeyRecord>({ hash: (k) => k.hash });
   readonly idempotency = new Map<string, IdempotencyRecord>();
   readonly bans = new Map<number, BanRecord>();
+  readonly events = new EventLog();
+  private readonly eventListeners = new Set<EventsListener>();
   /** Counters of the durable state. */
-  readonly counters: Record<CounterName, number> = emptyCounters();
+  readonly counters: Counters = emptyCounters();
   /** The highest ids handed out to transactions, durable or not (never lower than `counters`). */
-  private readonly allocated: Record<CounterName, number> = emptyCounters();
+  private readonly allocated: Counters = emptyCounters();
 
   private tail: Promise<unknown> = Promise.resolve();
   private log: CommitLog | undefined;
@@ -108,8 +111,11 @@ export class MemoryStore implements Store {
     this.keys.load(data.keys);
     for (const r of data.idempotency) this.idempotency.set(r.scope, r);
     for (const b of data.bans) this.bans.set(b.keyId, b);
+    if (data.eventsOldest !== undefined) this.events.dropBefore(data.eventsOldest);
+    this.events.append(data.events ?? []);
     Object.assign(this.counters, data.counters);
     raiseCounters(this.allocated, this.counters);
+    this.events.raiseLatest(this.counters.events ?? 0);
   }
 
   /**
@@ -126,6 +132,7 @@ export class MemoryStore implements Store {
     clear(this.keys);
     this.idempotency.clear();
     this.bans.clear();
+    this.events.clear();
     Object.assign(this.counters, emptyCounters());
     Object.assign(this.allocated, emptyCounters());
     this.load(structuredClone(data));
@@ -142,8 +149,21 @@ export class MemoryStore implements Store {
     put(this.keys, cs.keys);
     for (const [k, v] of cs.idempotency ?? []) v ? this.idempotency.set(k, v) : this.idempotency.delete(k);
     for (const [k, v] of cs.bans ?? []) v ? this.bans.set(k, v) : this.bans.delete(k);
+    if (cs.events) this.events.append(cs.events);
+    if (cs.eventsDroppedBefore !== undefined) this.events.dropBefore(cs.eventsDroppedBefore);
     raiseCounters(this.counters, cs.counters);
     raiseCounters(this.allocated, cs.counters);
+    if (cs.events?.length) this.tellEventListeners();
+  }
+
+  onEvents(listener: EventsListener): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
+  }
+
+  private tellEventListeners(): void {
+    const { latest } = this.events.window();
+    for (const l of this.eventListeners) l(latest);
   }
 
   dump(): StoreData {
@@ -154,6 +174,8 @@ export class MemoryStore implements Store {
       keys: [...this.keys.values()],
       idempotency: [...this.idempotency.values()],
       bans: [...this.bans.values()],
+      events: this.events.values(),
+      eventsOldest: this.events.window().oldest,
       counters: { ...this.counters },
     };
   }
@@ -247,6 +269,19 @@ export class MemoryStore implements Store {
   async hasEverHeldData() {
     const c = this.counters;
     return c.pets + c.categories + c.orders > 0;
+  }
+
+  async listEvents(q: EventQuery) {
+    return this.events.list(q);
+  }
+  async getEvent(sequence: number) {
+    return this.events.get(sequence);
+  }
+  async eventWindow() {
+    return this.events.window();
+  }
+  async firstEventSince(time: string) {
+    return this.events.firstSince(time);
   }
 
   // ---- transactions ---------------------------------------------------------------------

@@ -3,8 +3,9 @@
  * over the durable tables, the StoreTx the service layer calls, and the change set it made.
  */
 import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../../service/records.js';
-import type { ChangeSet } from './change-set.js';
+import type { ChangeSet, Counters } from './change-set.js';
 import type { PendingLayer, PendingMap } from './pending.js';
+import type { EventRecord, NewEvent } from '../../service/events.js';
 import type { CounterName, StoreTx } from '../../service/store-port.js';
 import { TableOverlay, type Table } from './table.js';
 
@@ -40,13 +41,15 @@ export class TransactionView implements StoreTx {
   private readonly keys: TableOverlay<KeyRecord>;
   private readonly idem: KvOverlay<string, IdempotencyRecord>;
   private readonly bans: KvOverlay<number, BanRecord>;
-  private readonly counters: Partial<Record<CounterName, number>> = {};
+  private readonly counters: Partial<Counters> = {};
+  private events: EventRecord[] | undefined;
+  private eventsDroppedBefore: number | undefined;
 
   /** `allocated` are the highest ids handed out so far (durable or not): ids are never reused. */
   constructor(
     durable: DurableTables,
     pending: PendingLayer,
-    private readonly allocated: Readonly<Record<CounterName, number>>,
+    private readonly allocated: Readonly<Counters>,
   ) {
     this.pets = new TableOverlay(durable.pets, pending.pets);
     this.categories = new TableOverlay(durable.categories, pending.categories);
@@ -122,6 +125,19 @@ export class TransactionView implements StoreTx {
   async nextId(name: CounterName) {
     return (this.counters[name] = (this.counters[name] ?? this.allocated[name]) + 1);
   }
+  /** Transactions run one at a time and commit in order, so consecutive sequences from the counter keep the log's order. */
+  async appendEvents(events: readonly NewEvent[], keepAtMost: number) {
+    if (events.length === 0) return;
+    const list = (this.events ??= []);
+    let sequence = this.counters.events ?? this.allocated.events ?? 0;
+    for (const e of events) list.push({ ...e, sequence: ++sequence });
+    this.counters.events = sequence;
+    const dropBefore = sequence - keepAtMost + 1;
+    if (dropBefore > (this.eventsDroppedBefore ?? 1)) this.eventsDroppedBefore = dropBefore;
+  }
+  async dropEventsBefore(sequence: number) {
+    if (sequence > (this.eventsDroppedBefore ?? 1)) this.eventsDroppedBefore = sequence;
+  }
 
   /** What the transaction changed, or undefined when it only read. */
   changes(): ChangeSet | undefined {
@@ -135,6 +151,8 @@ export class TransactionView implements StoreTx {
     set('keys', this.keys.writes);
     set('idempotency', this.idem.writes);
     set('bans', this.bans.writes);
+    if (this.events) changes.events = this.events;
+    if (this.eventsDroppedBefore !== undefined) changes.eventsDroppedBefore = this.eventsDroppedBefore;
     if (Object.keys(this.counters).length) changes.counters = { ...this.counters };
     return Object.keys(changes).length ? changes : undefined;
   }

@@ -1,0 +1,62 @@
+/**
+ * How a write records its events: a batch per transaction, filled while the write works and
+ * handed to the store with the write's other changes, so the events commit (and become durable)
+ * exactly with the change. The order within a write is the contract's: an order's own event
+ * first, then the pet's (`pet.updated`, `inventory.changed`, `pet.status_changed`).
+ */
+import { changedFields, type EventType, type NewEvent } from './events.js';
+import { toInventoryItem, toPet, type PetRecord } from './records.js';
+import type { Clock } from './clock.js';
+import type { StoreTx } from './store-port.js';
+
+/** Retention (CONTRACT section 14): PETSTORE_EVENTS_RETENTION_DAYS and PETSTORE_EVENTS_MAX. */
+export interface EventRetention {
+  days: number;
+  max: number;
+}
+
+export const DEFAULT_RETENTION: EventRetention = { days: 7, max: 100_000 };
+
+export class EventWriter {
+  constructor(
+    private readonly clock: Clock,
+    readonly retention: EventRetention = DEFAULT_RETENTION,
+  ) {}
+
+  /** A batch for one transaction, stamped with the transaction's time. */
+  batch(): EventBatch {
+    return new EventBatch(new Date(this.clock.now()).toISOString(), this.retention.max);
+  }
+}
+
+export class EventBatch {
+  private readonly events: NewEvent[] = [];
+
+  constructor(
+    private readonly createdAt: string,
+    private readonly keepAtMost: number,
+  ) {}
+
+  add(type: EventType, object: object, previous?: Record<string, unknown>, ownerKeyId?: number): void {
+    const e: NewEvent = { type, createdAt: this.createdAt, data: { object: object as Record<string, unknown> } };
+    if (previous !== undefined) e.data.previous = previous;
+    if (ownerKeyId !== undefined) e.ownerKeyId = ownerKeyId;
+    this.events.push(e);
+  }
+
+  /** A pet record's change: its name or category (`pet.updated`), its stock (`inventory.changed`), its status (`pet.status_changed`). */
+  petChanged(before: PetRecord, after: PetRecord): void {
+    const pet = toPet(after);
+    const updated = changedFields(before, after, ['name', 'categoryId']);
+    if (updated) this.add('pet.updated', pet, updated);
+    if (before.stock !== after.stock) {
+      this.add('inventory.changed', toInventoryItem(after), changedFields(toInventoryItem(before), toInventoryItem(after), ['quantity', 'status']));
+    }
+    if (before.status !== after.status) this.add('pet.status_changed', pet, { status: before.status });
+  }
+
+  /** Hands the batch to the store (nothing when the write emitted no event). */
+  async write(tx: StoreTx): Promise<void> {
+    if (this.events.length) await tx.appendEvents(this.events, this.keepAtMost);
+  }
+}
