@@ -141,3 +141,19 @@ describe('EventLogService retention', () => {
     expect((await s.events.list(staff, { after: 2 }, { after: 0, limit: 10 })).items.map((e) => e.sequence)).toEqual([3]);
   });
 });
+
+describe('EventLogService after the log is replaced (the mocks reset)', () => {
+  it('goes on with the new log from its end', async () => {
+    const { s, store } = setup();
+    const initial = store.dump();
+    for (let i = 0; i < 5; i++) await s.categories.create(staff, { name: `C${i}` });
+    const f = collect(s, staff, {}, 1);
+    stops.push(f.stop);
+    await new Promise((r) => setTimeout(r, 10));
+    store.replace(initial);
+    await new Promise((r) => setTimeout(r, 10));
+    await s.categories.create(staff, { name: 'After reset' });
+    const [item] = await f.done;
+    expect(item).toMatchObject({ kind: 'event', event: { sequence: 1, type: 'category.created', data: { object: { name: 'After reset' } } } });
+  });
+});

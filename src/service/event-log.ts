@@ -101,7 +101,13 @@ export class EventLogService {
     } else {
       cursor = opts.after;
     }
+    let generation = this.hub.generation;
     while (!signal.aborted) {
+      if (generation !== this.hub.generation) {
+        // The log was replaced under us (the mocks' reset): go on from its new end.
+        generation = this.hub.generation;
+        cursor = Math.min(cursor, this.hub.latest);
+      }
       const known = this.hub.latest;
       const batch = this.hub.covers(cursor)
         ? this.hub.read(cursor, READ_BATCH)
@@ -129,6 +135,8 @@ export class EventLogService {
 export class EventHub {
   /** The highest sequence read into the window. */
   latest = 0;
+  /** Counts replacements of the log (the mocks' reset), after which followers start over from its end. */
+  generation = 0;
   private recent: EventRecord[] = [];
   private waiters = new Set<() => void>();
   private started = false;
@@ -178,8 +186,9 @@ export class EventHub {
   next(after: number, signal: AbortSignal): Promise<void> {
     if (this.latest > after || signal.aborted) return Promise.resolve();
     return new Promise<void>((resolve) => {
+      const generation = this.generation;
       const wake = () => {
-        if (this.latest <= after && !signal.aborted && this.started) return;
+        if (this.latest <= after && !signal.aborted && this.started && generation === this.generation) return;
         this.waiters.delete(wake);
         signal.removeEventListener('abort', wake);
         resolve();
@@ -195,6 +204,13 @@ export class EventHub {
   }
 
   private announce(latest: number): void {
+    if (latest < this.latest) {
+      this.generation++;
+      this.recent = [];
+      this.latest = this.announced = latest;
+      for (const wake of [...this.waiters]) wake();
+      return;
+    }
     if (latest > this.announced) this.announced = latest;
     this.reading ??= this.catchUp().finally(() => {
       this.reading = undefined;
