@@ -11,7 +11,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
-import type { EventQuery, EventsListener, EventWindow, PetQuery, OrderQuery, PageQuery, Store, StoreTx } from '../../service/store-port.js';
+import type { DeliveryQuery, EventQuery, EventsListener, EventWindow, PetQuery, OrderQuery, PageQuery, Store, StoreTx, WebhookQuery } from '../../service/store-port.js';
+import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../../service/webhook-records.js';
 import type { EventRecord } from '../../service/events.js';
 import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../../service/records.js';
 import { DomainError, ServiceUnavailableError } from '../../service/errors.js';
@@ -277,6 +278,57 @@ export class PostgresStore implements Store {
   async firstEventSince(time: string): Promise<number | undefined> {
     const [r] = await this.rows('SELECT sequence FROM events WHERE created_at >= $1 ORDER BY sequence LIMIT 1', [time]);
     return r === undefined ? undefined : Number(r.sequence);
+  }
+
+  getWebhook(id: number): Promise<WebhookEndpointRecord | undefined> {
+    return this.one(row.WEBHOOKS, id);
+  }
+  listWebhooks(q: WebhookQuery): Promise<WebhookEndpointRecord[]> {
+    const f = afterOnly(q.after);
+    if (q.ownerKeyId !== undefined) f.where += ` AND owner_key_id = $${f.params.push(row.idArg(q.ownerKeyId))}`;
+    if (q.status !== undefined) f.where += ` AND status = $${f.params.push(q.status)}`;
+    return this.page(row.WEBHOOKS, f, q.limit);
+  }
+  getWebhookDelivery(id: number): Promise<WebhookDeliveryRecord | undefined> {
+    return this.one(row.DELIVERIES, id);
+  }
+  listWebhookDeliveries(q: DeliveryQuery): Promise<WebhookDeliveryRecord[]> {
+    const f = afterOnly(q.after);
+    f.where += ` AND endpoint_id = $${f.params.push(row.idArg(q.endpointId))}`;
+    if (q.status !== undefined) f.where += ` AND status = $${f.params.push(q.status)}`;
+    return this.page(row.DELIVERIES, f, q.limit);
+  }
+  async webhookCursor(): Promise<number> {
+    const [r] = await this.rows('SELECT sequence FROM webhook_cursor WHERE id = 1');
+    return Number(r!.sequence);
+  }
+  async nextDeliveryDue(): Promise<number | undefined> {
+    const [r] = await this.rows("SELECT min(GREATEST(next_attempt_at, lease_until)) AS due FROM webhook_deliveries WHERE status = 'pending'");
+    return r!.due === null ? undefined : Number(r!.due);
+  }
+  /**
+   * One statement, outside any transaction: the due deliveries that no live lease holds are locked
+   * (SKIP LOCKED passes over those another process is claiming or a transaction is writing) and
+   * leased at once. The locking read is a MATERIALIZED query, run once: as a subquery joined to
+   * the UPDATE the planner may run it again per row, and LIMIT would then not hold. A row another claimer leased and committed after this statement's snapshot is
+   * read again at its newest version before it is locked, and its lease then keeps it out: each
+   * lease is given to exactly one process.
+   */
+  async claimDueDeliveries(now: number, limit: number, leaseUntil: number): Promise<WebhookDeliveryRecord[]> {
+    if (limit <= 0) return [];
+    const claimed = (
+      await this.rows(
+        `WITH due AS MATERIALIZED (
+           SELECT id FROM webhook_deliveries
+           WHERE status = 'pending' AND next_attempt_at <= $1 AND lease_until <= $1
+           ORDER BY next_attempt_at, id LIMIT $2 FOR UPDATE SKIP LOCKED
+         )
+         UPDATE webhook_deliveries d SET lease_until = $3 FROM due WHERE d.id = due.id
+         RETURNING d.record`,
+        [now, limit, leaseUntil],
+      )
+    ).map(row.delivery);
+    return claimed.sort((a, b) => (a.nextAttemptAt ?? 0) - (b.nextAttemptAt ?? 0) || a.id - b.id);
   }
 
   private readonly eventListeners = new Set<EventsListener>();

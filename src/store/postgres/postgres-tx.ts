@@ -25,17 +25,23 @@
  */
 import type { PoolClient } from 'pg';
 import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../../service/records.js';
-import type { CounterName, StoreTx } from '../../service/store-port.js';
+import type { CounterName, StoreTx, WebhookCounterName } from '../../service/store-port.js';
+import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../../service/webhook-records.js';
 import type { NewEvent } from '../../service/events.js';
 import * as row from './rows.js';
 import type { Prepare } from './statements.js';
 
-const SEQUENCES: Record<CounterName, string> = {
+const SEQUENCES: Record<CounterName | WebhookCounterName, string> = {
   pets: 'pets_id_seq',
   categories: 'categories_id_seq',
   orders: 'orders_id_seq',
   keys: 'keys_id_seq',
+  webhooks: 'webhooks_id_seq',
+  deliveries: 'webhook_deliveries_id_seq',
 };
+
+/** The advisory lock (with the owner's key id) under which a transaction counts a key's endpoints. */
+const WEBHOOK_COUNT_LOCK = 70_115_323;
 
 /**
  * Statements go out pipelined (node-postgres' pipeline mode), each group in one write to the
@@ -363,7 +369,51 @@ export class PostgresTx implements StoreTx {
     return this.write(DROP_EVENTS, [], true);
   }
 
-  async nextId(counter: CounterName): Promise<number> {
+  getWebhook(id: number): Promise<WebhookEndpointRecord | undefined> {
+    return this.locked(row.WEBHOOKS, id);
+  }
+  /**
+   * Counted under a lock per owner key, held until the transaction ends, so that two endpoints
+   * created at once through two processes cannot both find room for the tenth. The count is a
+   * statement of its own after the lock's: its snapshot then shows what the previous holder committed.
+   */
+  async countWebhooks(ownerKeyId: number): Promise<number> {
+    await this.rows('SELECT pg_advisory_xact_lock($1, ($2::bigint % 2147483647)::int)', [WEBHOOK_COUNT_LOCK, row.idArg(ownerKeyId)]);
+    const [r] = await this.rows('SELECT count(*)::int AS n FROM webhooks WHERE owner_key_id = $1', [row.idArg(ownerKeyId)]);
+    return r!.n;
+  }
+  putWebhook(w: WebhookEndpointRecord): Promise<void> {
+    return this.run(
+      `INSERT INTO webhooks (id, owner_key_id, status, record) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (id) DO UPDATE SET owner_key_id = $2, status = $3, record = $4`,
+      [w.id, w.ownerKeyId, w.status, JSON.stringify(w)],
+    );
+  }
+  deleteWebhook(id: number): Promise<void> {
+    this.run('DELETE FROM webhook_deliveries WHERE endpoint_id = $1', [row.idArg(id)]);
+    return this.run('DELETE FROM webhooks WHERE id = $1', [row.idArg(id)]);
+  }
+  getWebhookDelivery(id: number): Promise<WebhookDeliveryRecord | undefined> {
+    return this.locked(row.DELIVERIES, id);
+  }
+  /** Ends any lease on it (claimDueDeliveries). */
+  putWebhookDelivery(d: WebhookDeliveryRecord): Promise<void> {
+    return this.run(
+      `INSERT INTO webhook_deliveries (id, endpoint_id, status, next_attempt_at, lease_until, record) VALUES ($1, $2, $3, $4, 0, $5)
+       ON CONFLICT (id) DO UPDATE SET endpoint_id = $2, status = $3, next_attempt_at = $4, lease_until = 0, record = $5`,
+      [d.id, d.endpointId, d.status, d.nextAttemptAt ?? 0, JSON.stringify(d)],
+    );
+  }
+  /** Locked until the transaction ends: one process at a time fans events out to deliveries. */
+  async lockWebhookCursor(): Promise<number> {
+    const [r] = await this.rows('SELECT sequence FROM webhook_cursor WHERE id = 1 FOR UPDATE', []);
+    return Number(r!.sequence);
+  }
+  setWebhookCursor(sequence: number): Promise<void> {
+    return this.run('UPDATE webhook_cursor SET sequence = GREATEST(sequence, $1) WHERE id = 1', [row.afterArg(sequence)]);
+  }
+
+  async nextId(counter: CounterName | WebhookCounterName): Promise<number> {
     const [r] = await this.rows('SELECT nextval($1::regclass) AS id', [SEQUENCES[counter]]);
     const id = Number(r!.id);
     this.fresh.add(`${counter === 'keys' ? 'api_keys' : counter}:${id}`);
