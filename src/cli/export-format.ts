@@ -7,11 +7,12 @@
  * the line of the first problem.
  */
 import { EVENT_TYPES } from '../service/events.js';
-import type { CounterName } from '../service/store-port.js';
+import type { CounterName, WebhookCounterName } from '../service/store-port.js';
 import { PET_STATUSES, PLANS, ROLES } from '../service/records.js';
+import { DELIVERY_STATUSES, WEBHOOK_STATUSES } from '../service/webhook-records.js';
 import { COUNTER_NAMES, emptyCounters, type StoreData } from '../store/memory/change-set.js';
 
-const SECTIONS = { pet: 'pets', category: 'categories', order: 'orders', key: 'keys', ban: 'bans', idempotency: 'idempotency', event: 'events' } as const;
+const SECTIONS = { pet: 'pets', category: 'categories', order: 'orders', key: 'keys', ban: 'bans', idempotency: 'idempotency', event: 'events', webhook: 'webhooks', delivery: 'deliveries' } as const;
 type RecordType = keyof typeof SECTIONS;
 
 export class ImportError extends Error {
@@ -34,6 +35,8 @@ export function* exportLines(d: StoreData): Generator<string> {
   for (const r of [...d.bans].sort((x, y) => x.keyId - y.keyId)) yield line('ban', r);
   for (const r of [...d.idempotency].sort((x, y) => (x.scope < y.scope ? -1 : x.scope > y.scope ? 1 : 0))) yield line('idempotency', r);
   for (const r of d.events ?? []) yield line('event', r);
+  for (const r of byId(d.webhooks ?? [])) yield line('webhook', r);
+  for (const r of byId(d.deliveries ?? [])) yield line('delivery', r);
   yield line('counters', { ...d.counters, eventsOldest: d.eventsOldest ?? 1 });
 }
 
@@ -67,6 +70,27 @@ const CHECKS: Record<RecordType, Check> = {
   }),
   ban: fields({ keyId: (v) => int(v, 1), until: (v) => int(v, 0), history: (v) => Array.isArray(v) && v.every((t) => int(t, 0)) }),
   idempotency: fields({ scope: (v) => typeof v === 'string' && v.length > 0, fingerprint: str, createdAt: (v) => int(v, 0) }),
+  webhook: fields({
+    id: (v) => int(v, 1),
+    ownerKeyId: (v) => int(v, 0),
+    url: str,
+    types: (v) => Array.isArray(v) && v.every(str),
+    description: optStr,
+    status: oneOf(WEBHOOK_STATUSES),
+    secret: (v) => typeof v === 'string' && v.startsWith('whsec_'),
+    createdAt: str,
+    afterSequence: (v) => int(v, 0),
+  }),
+  delivery: fields({
+    id: (v) => int(v, 1),
+    endpointId: (v) => int(v, 1),
+    event: (v) => typeof v === 'object' && v !== null && typeof (v as { id?: unknown }).id === 'string',
+    status: oneOf(DELIVERY_STATUSES),
+    attempts: (v) => Array.isArray(v),
+    nextAttemptAt: (v) => v === undefined || int(v, 0),
+    createdAt: str,
+    firstDueAt: (v) => int(v, 0),
+  }),
   event: fields({
     sequence: (v) => int(v, 1),
     type: oneOf(EVENT_TYPES),
@@ -78,7 +102,7 @@ const CHECKS: Record<RecordType, Check> = {
 
 /** Reads an export, line by line (numbered from 1), into the store's data. */
 export async function readExport(lines: AsyncIterable<string>): Promise<StoreData> {
-  const data: Required<StoreData> = { pets: [], categories: [], orders: [], keys: [], idempotency: [], bans: [], events: [], eventsOldest: 1, counters: emptyCounters() };
+  const data: Required<StoreData> = { pets: [], categories: [], orders: [], keys: [], idempotency: [], bans: [], events: [], eventsOldest: 1, webhooks: [], deliveries: [], counters: emptyCounters() };
   const seen = new Set<string>();
   let counters = false;
   let n = 0;
@@ -104,6 +128,10 @@ export async function readExport(lines: AsyncIterable<string>): Promise<StoreDat
       }
       data.counters.events = (record.events as number | undefined) ?? data.events.at(-1)?.sequence ?? 0;
       data.eventsOldest = (record.eventsOldest as number | undefined) ?? 1;
+      for (const name of ['webhooks', 'deliveries', 'webhookCursor'] as const) {
+        if (record[name] !== undefined && !int(record[name], 0)) throw new ImportError(n, `bad counter "${name}"`);
+        data.counters[name] = (record[name] as number | undefined) ?? 0;
+      }
       counters = true;
       continue;
     }
@@ -127,14 +155,16 @@ export async function readExport(lines: AsyncIterable<string>): Promise<StoreDat
 /** Counters at least the highest ids (else an id would be handed out twice), and pets in categories that exist. */
 function checkCounters(d: StoreData, line: number): void {
   const max = (a: { id: number }[]) => a.reduce((m, r) => Math.max(m, r.id), 0);
-  const pairs: [CounterName, number][] = [
+  const pairs: [CounterName | WebhookCounterName, number][] = [
     ['pets', max(d.pets)],
     ['categories', max(d.categories)],
     ['orders', max(d.orders)],
     ['keys', max(d.keys)],
+    ['webhooks', max(d.webhooks ?? [])],
+    ['deliveries', max(d.deliveries ?? [])],
   ];
   for (const [name, highest] of pairs) {
-    if (d.counters[name] < highest) throw new ImportError(line, `counter "${name}" is ${d.counters[name]}, below the highest id ${highest}`);
+    if ((d.counters[name] ?? 0) < highest) throw new ImportError(line, `counter "${name}" is ${d.counters[name] ?? 0}, below the highest id ${highest}`);
   }
   const lastEvent = d.events?.at(-1)?.sequence ?? 0;
   if ((d.counters.events ?? 0) < lastEvent) throw new ImportError(line, `counter "events" is ${d.counters.events}, below the highest sequence ${lastEvent}`);

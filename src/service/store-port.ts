@@ -14,8 +14,11 @@ import type {
   PetStatus,
 } from './records.js';
 import type { EventRecord, EventType, NewEvent } from './events.js';
+import type { DeliveryStatus, WebhookDeliveryRecord, WebhookEndpointRecord } from './webhook-records.js';
 
 export type CounterName = 'pets' | 'categories' | 'orders' | 'keys';
+/** Id counters of webhook records (absent from data written before webhooks existed). */
+export type WebhookCounterName = 'webhooks' | 'deliveries';
 
 /** Keyset paging: records with id > after, ascending, at most `limit`. */
 export interface PageQuery {
@@ -55,6 +58,18 @@ export interface EventWindow {
   latest: number;
 }
 
+export interface WebhookQuery extends PageQuery {
+  /** Only this key's endpoints (undefined: every key's). */
+  ownerKeyId?: number;
+  /** Only enabled (or only disabled) endpoints. */
+  status?: 'enabled' | 'disabled';
+}
+
+export interface DeliveryQuery extends PageQuery {
+  endpointId: number;
+  status?: DeliveryStatus;
+}
+
 export interface StoreReader {
   getPet(id: number): Promise<PetRecord | undefined>;
   /** One read for many ids (GraphQL batches nested fields through this). */
@@ -89,6 +104,20 @@ export interface StoreReader {
   eventWindow(): Promise<EventWindow>;
   /** The sequence of the first kept event created at or after `time` (ISO 8601), or undefined when there is none. */
   firstEventSince(time: string): Promise<number | undefined>;
+
+  getWebhook(id: number): Promise<WebhookEndpointRecord | undefined>;
+  /** Ascending id. */
+  listWebhooks(q: WebhookQuery): Promise<WebhookEndpointRecord[]>;
+  getWebhookDelivery(id: number): Promise<WebhookDeliveryRecord | undefined>;
+  /** One endpoint's deliveries, ascending id. */
+  listWebhookDeliveries(q: DeliveryQuery): Promise<WebhookDeliveryRecord[]>;
+  /** The sequence up to which the event log has been fanned out to webhook deliveries (0: none). */
+  webhookCursor(): Promise<number>;
+  /**
+   * When the next pending delivery falls due (epoch ms; a leased one at its lease's end), or
+   * undefined when none is pending. Tells the delivery engine how long it may sleep.
+   */
+  nextDeliveryDue(): Promise<number | undefined>;
 }
 
 export interface StoreTx {
@@ -121,7 +150,7 @@ export interface StoreTx {
   deleteBan(keyId: number): Promise<void>;
 
   /** The next id of a record type: ascending and never reused (the counter commits with the transaction). */
-  nextId(counter: CounterName): Promise<number>;
+  nextId(counter: CounterName | WebhookCounterName): Promise<number>;
 
   /**
    * Adds events to the log, in this order. The store gives them their sequences: consecutive and
@@ -132,6 +161,24 @@ export interface StoreTx {
   appendEvents(events: readonly NewEvent[], keepAtMost: number): Promise<void>;
   /** Drops every event with a sequence below `sequence` (retention by age). */
   dropEventsBefore(sequence: number): Promise<void>;
+
+  getWebhook(id: number): Promise<WebhookEndpointRecord | undefined>;
+  /** How many endpoints this key owns (at most 10 per key). */
+  countWebhooks(ownerKeyId: number): Promise<number>;
+  putWebhook(w: WebhookEndpointRecord): Promise<void>;
+  /** Deletes the endpoint and every delivery of it. */
+  deleteWebhook(id: number): Promise<void>;
+  getWebhookDelivery(id: number): Promise<WebhookDeliveryRecord | undefined>;
+  /** Writes a delivery (and ends any lease on it: claimDueDeliveries). */
+  putWebhookDelivery(d: WebhookDeliveryRecord): Promise<void>;
+  /**
+   * The fan-out cursor (see StoreReader.webhookCursor), read for an update: a store shared by
+   * several processes locks it until the transaction ends (SELECT ... FOR UPDATE), so only one
+   * process at a time turns events into deliveries.
+   */
+  lockWebhookCursor(): Promise<number>;
+  /** Moves the fan-out cursor up (never down). */
+  setWebhookCursor(sequence: number): Promise<void>;
 }
 
 /**
@@ -169,5 +216,13 @@ export interface Store extends StoreReader {
   readonly changes?: ChangeFeed;
   /** Calls `listener` whenever events become visible; the returned function stops it. */
   onEvents(listener: EventsListener): () => void;
+  /**
+   * Claims up to `limit` pending deliveries due at `now` (epoch ms; nextAttemptAt <= now) that no
+   * live lease holds, oldest due first, and leases them until `leaseUntil`, so exactly one process
+   * attempts each (PostgreSQL: FOR UPDATE SKIP LOCKED in one statement). A lease is not part of the
+   * record: it ends at `leaseUntil`, or when the delivery is written (putWebhookDelivery), and a
+   * store of one process may keep it in memory only (after a restart every due delivery is due again).
+   */
+  claimDueDeliveries(now: number, limit: number, leaseUntil: number): Promise<WebhookDeliveryRecord[]>;
   close(): Promise<void>;
 }

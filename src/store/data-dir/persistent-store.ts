@@ -222,6 +222,8 @@ function sourceOfStore(store: MemoryStore): SnapshotSource {
     bans: { [Symbol.iterator]: () => store.bans.values() },
     events: { [Symbol.iterator]: () => store.events.values()[Symbol.iterator]() },
     eventsOldest: () => store.events.window().oldest,
+    webhooks: { [Symbol.iterator]: () => store.webhooks.values() },
+    deliveries: { [Symbol.iterator]: () => store.deliveries.values() },
     counters: () => ({ ...store.counters }),
   };
 }

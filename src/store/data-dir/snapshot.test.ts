@@ -54,7 +54,22 @@ function sample(name = 'Cats'): StoreData {
       { sequence: 4, type: 'order.placed', createdAt: '2026-11-23T12:00:01.000Z', data: { object: { id: 1, petId: 1, quantity: 1, complete: false } }, ownerKeyId: 1 },
     ],
     eventsOldest: 3,
-    counters: { pets: 1, categories: 2, orders: 1, keys: 1, events: 4 },
+    webhooks: [
+      { id: 1, ownerKeyId: 1, url: 'https://example.com/hook', types: ['order.*'], status: 'enabled', secret: 'whsec_AAAA', createdAt: '2026-11-23T12:00:00.000Z', afterSequence: 2 },
+    ],
+    deliveries: [
+      {
+        id: 1,
+        endpointId: 1,
+        event: { id: 'evt_4', type: 'order.placed', sequence: 4, createdAt: '2026-11-23T12:00:01.000Z', data: { object: { id: 1 } } },
+        status: 'pending',
+        attempts: [{ at: '2026-11-23T12:00:02.000Z', error: 'timeout', durationMs: 10_000 }],
+        nextAttemptAt: 5,
+        createdAt: '2026-11-23T12:00:01.000Z',
+        firstDueAt: 1,
+      },
+    ],
+    counters: { pets: 1, categories: 2, orders: 1, keys: 1, events: 4, webhooks: 1, deliveries: 1, webhookCursor: 4 },
   };
 }
 

@@ -28,9 +28,9 @@ const HEADER_BYTES = 256;
 const SYNC_EVERY = 4 * 1024 * 1024;
 /** Serialised records are gathered in buffers of this size (or one record's, if larger). */
 const CHUNK_BYTES = 256 * 1024;
-const SECTIONS = ['pets', 'categories', 'orders', 'keys', 'idempotency', 'bans', 'events'] as const;
+const SECTIONS = ['pets', 'categories', 'orders', 'keys', 'idempotency', 'bans', 'events', 'webhooks', 'deliveries'] as const;
 /** Sections a snapshot written before events existed lacks. */
-const OPTIONAL_SECTIONS: ReadonlySet<string> = new Set(['events']);
+const OPTIONAL_SECTIONS: ReadonlySet<string> = new Set(['events', 'webhooks', 'deliveries']);
 
 interface Header {
   format: string;
@@ -54,7 +54,7 @@ export type SnapshotSource = { [S in (typeof SECTIONS)[number]]: Iterable<unknow
 
 /** A snapshot source over records already in memory (an import, a test). */
 export function sourceOfData(data: StoreData): SnapshotSource {
-  return { ...data, events: data.events ?? [], counters: () => data.counters, eventsOldest: () => data.eventsOldest ?? 1 };
+  return { ...data, events: data.events ?? [], webhooks: data.webhooks ?? [], deliveries: data.deliveries ?? [], counters: () => data.counters, eventsOldest: () => data.eventsOldest ?? 1 };
 }
 
 export interface WriteOptions {

@@ -7,6 +7,7 @@
 import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../../service/records.js';
 import type { EventRecord } from '../../service/events.js';
 import type { CounterName } from '../../service/store-port.js';
+import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../../service/webhook-records.js';
 
 export interface StoreData {
   pets: PetRecord[];
@@ -19,6 +20,9 @@ export interface StoreData {
   events?: EventRecord[];
   /** Every event below this sequence was dropped (absent: 1, none was). */
   eventsOldest?: number;
+  /** Webhook endpoints and their deliveries (absent in data written before webhooks existed). */
+  webhooks?: WebhookEndpointRecord[];
+  deliveries?: WebhookDeliveryRecord[];
   counters: Counters;
 }
 
@@ -34,17 +38,23 @@ export interface ChangeSet {
   events?: EventRecord[];
   /** Every event below this sequence is dropped. */
   eventsDroppedBefore?: number;
+  webhooks?: [number, WebhookEndpointRecord | null][];
+  deliveries?: [number, WebhookDeliveryRecord | null][];
   counters?: Partial<Counters>;
 }
 
 export const COUNTER_NAMES: readonly CounterName[] = ['pets', 'categories', 'orders', 'keys'];
 
-/** The id counters, and `events`: the event log's latest sequence (absent in data written before events existed). */
-export type Counters = Record<CounterName, number> & { events?: number };
-const RAISED: readonly (keyof Counters)[] = [...COUNTER_NAMES, 'events'];
+/**
+ * The id counters, and `events`: the event log's latest sequence (absent in data written before
+ * events existed); `webhooks` and `deliveries` (ids) and `webhookCursor` (the sequence fanned out
+ * to deliveries) are absent in data written before webhooks existed.
+ */
+export type Counters = Record<CounterName, number> & { events?: number; webhooks?: number; deliveries?: number; webhookCursor?: number };
+const RAISED: readonly (keyof Counters)[] = [...COUNTER_NAMES, 'events', 'webhooks', 'deliveries', 'webhookCursor'];
 
 export function emptyCounters(): Required<Counters> {
-  return { pets: 0, categories: 0, orders: 0, keys: 0, events: 0 };
+  return { pets: 0, categories: 0, orders: 0, keys: 0, events: 0, webhooks: 0, deliveries: 0, webhookCursor: 0 };
 }
 
 /** Raises `into` to the counters of `from`; counters only ever move up. */

@@ -11,7 +11,8 @@ import { EventLog } from './event-log.js';
 import { NameIndex } from './name-index/name-index.js';
 import { PendingLayer } from './pending.js';
 import { countByName, orderFilters, queryOrders, queryPets, take } from './queries.js';
-import type { CounterName, EventQuery, EventsListener, OrderQuery, PageQuery, PetQuery, Store, StoreTx } from '../../service/store-port.js';
+import type { CounterName, DeliveryQuery, EventQuery, EventsListener, OrderQuery, PageQuery, PetQuery, Store, StoreTx, WebhookQuery } from '../../service/store-port.js';
+import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../../service/webhook-records.js';
 import { Table } from './table.js';
 import { TimeSlices } from './time-slices.js';
 import { TransactionView } from './transaction-view.js';
@@ -72,6 +73,18 @@ export class MemoryStore implements Store {
   readonly idempotency = new Map<string, IdempotencyRecord>();
   readonly bans = new Map<number, BanRecord>();
   readonly events = new EventLog();
+  readonly webhooks = new Table<WebhookEndpointRecord>({
+    owner: (w) => w.ownerKeyId,
+    status: (w) => w.status,
+    ownerStatus: (w) => `${w.ownerKeyId}:${w.status}`,
+  });
+  readonly deliveries = new Table<WebhookDeliveryRecord>({
+    endpoint: (d) => d.endpointId,
+    endpointStatus: (d) => `${d.endpointId}:${d.status}`,
+    pending: (d) => (d.status === 'pending' ? true : undefined),
+  });
+  /** Delivery id -> epoch ms its lease ends (claimDueDeliveries); in memory only, a restart ends every lease. */
+  private readonly leases = new Map<number, number>();
   private readonly eventListeners = new Set<EventsListener>();
   /** Counters of the durable state. */
   readonly counters: Counters = emptyCounters();
@@ -111,6 +124,8 @@ export class MemoryStore implements Store {
     this.keys.load(data.keys);
     for (const r of data.idempotency) this.idempotency.set(r.scope, r);
     for (const b of data.bans) this.bans.set(b.keyId, b);
+    this.webhooks.load(data.webhooks ?? []);
+    this.deliveries.load(data.deliveries ?? []);
     if (data.eventsOldest !== undefined) this.events.dropBefore(data.eventsOldest);
     this.events.append(data.events ?? []);
     Object.assign(this.counters, data.counters);
@@ -133,6 +148,9 @@ export class MemoryStore implements Store {
     this.idempotency.clear();
     this.bans.clear();
     this.events.clear();
+    clear(this.webhooks);
+    clear(this.deliveries);
+    this.leases.clear();
     Object.assign(this.counters, emptyCounters());
     Object.assign(this.allocated, emptyCounters());
     this.load(structuredClone(data));
@@ -151,6 +169,9 @@ export class MemoryStore implements Store {
     put(this.keys, cs.keys);
     for (const [k, v] of cs.idempotency ?? []) v ? this.idempotency.set(k, v) : this.idempotency.delete(k);
     for (const [k, v] of cs.bans ?? []) v ? this.bans.set(k, v) : this.bans.delete(k);
+    put(this.webhooks, cs.webhooks);
+    put(this.deliveries, cs.deliveries);
+    for (const [id] of cs.deliveries ?? []) this.leases.delete(id);
     if (cs.events) this.events.append(cs.events);
     if (cs.eventsDroppedBefore !== undefined) this.events.dropBefore(cs.eventsDroppedBefore);
     raiseCounters(this.counters, cs.counters);
@@ -178,6 +199,8 @@ export class MemoryStore implements Store {
       bans: [...this.bans.values()],
       events: this.events.values(),
       eventsOldest: this.events.window().oldest,
+      webhooks: [...this.webhooks.values()],
+      deliveries: [...this.deliveries.values()],
       counters: { ...this.counters },
     };
   }
@@ -284,6 +307,58 @@ export class MemoryStore implements Store {
   }
   async firstEventSince(time: string) {
     return this.events.firstSince(time);
+  }
+
+  async getWebhook(id: number) {
+    return this.webhooks.get(id);
+  }
+  async listWebhooks(q: WebhookQuery) {
+    const { ownerKeyId: owner, status } = q;
+    const ids =
+      owner !== undefined && status !== undefined
+        ? this.webhooks.idsAfter(q.after, 'ownerStatus', [`${owner}:${status}`])
+        : owner !== undefined
+          ? this.webhooks.idsAfter(q.after, 'owner', [owner])
+          : status !== undefined
+            ? this.webhooks.idsAfter(q.after, 'status', [status])
+            : this.webhooks.idsAfter(q.after);
+    return take(this.webhooks, ids, q.limit);
+  }
+  async getWebhookDelivery(id: number) {
+    return this.deliveries.get(id);
+  }
+  async listWebhookDeliveries(q: DeliveryQuery) {
+    const ids =
+      q.status === undefined
+        ? this.deliveries.idsAfter(q.after, 'endpoint', [q.endpointId])
+        : this.deliveries.idsAfter(q.after, 'endpointStatus', [`${q.endpointId}:${q.status}`]);
+    return take(this.deliveries, ids, q.limit);
+  }
+  async webhookCursor() {
+    return this.counters.webhookCursor ?? 0;
+  }
+  async nextDeliveryDue() {
+    let due: number | undefined;
+    for (const id of this.deliveries.idsAfter(0, 'pending', [true])) {
+      const d = this.deliveries.get(id)!;
+      const at = Math.max(d.nextAttemptAt ?? 0, this.leases.get(id) ?? 0);
+      if (due === undefined || at < due) due = at;
+    }
+    return due;
+  }
+  async claimDueDeliveries(now: number, limit: number, leaseUntil: number) {
+    const due: WebhookDeliveryRecord[] = [];
+    for (const id of this.deliveries.idsAfter(0, 'pending', [true])) {
+      const d = this.deliveries.get(id)!;
+      if ((d.nextAttemptAt ?? 0) > now || (this.leases.get(id) ?? 0) > now) continue;
+      // A delivery a transaction has written but the journal not yet made durable is left for later.
+      if (this.pending.deliveries.has(id)) continue;
+      due.push(d);
+    }
+    due.sort((a, b) => (a.nextAttemptAt ?? 0) - (b.nextAttemptAt ?? 0) || a.id - b.id);
+    const claimed = due.slice(0, Math.max(0, limit));
+    for (const d of claimed) this.leases.set(d.id, leaseUntil);
+    return claimed;
   }
 
   // ---- transactions ---------------------------------------------------------------------

@@ -6,6 +6,7 @@
  */
 import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../../service/records.js';
 import type { ChangeSet } from './change-set.js';
+import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../../service/webhook-records.js';
 
 export class PendingMap<K, V> {
   private readonly m = new Map<K, { v: V | null; no: number }>();
@@ -48,6 +49,8 @@ export class PendingLayer {
   readonly keys = new PendingMap<number, KeyRecord>();
   readonly idempotency = new PendingMap<string, IdempotencyRecord>();
   readonly bans = new PendingMap<number, BanRecord>();
+  readonly webhooks = new PendingMap<number, WebhookEndpointRecord>();
+  readonly deliveries = new PendingMap<number, WebhookDeliveryRecord>();
 
   add(cs: ChangeSet, no: number): void {
     this.pets.put(cs.pets, no);
@@ -56,6 +59,8 @@ export class PendingLayer {
     this.keys.put(cs.keys, no);
     this.idempotency.put(cs.idempotency, no);
     this.bans.put(cs.bans, no);
+    this.webhooks.put(cs.webhooks, no);
+    this.deliveries.put(cs.deliveries, no);
   }
 
   settle(cs: ChangeSet, no: number): void {
@@ -65,9 +70,11 @@ export class PendingLayer {
     this.keys.settle(cs.keys, no);
     this.idempotency.settle(cs.idempotency, no);
     this.bans.settle(cs.bans, no);
+    this.webhooks.settle(cs.webhooks, no);
+    this.deliveries.settle(cs.deliveries, no);
   }
 
   clear(): void {
-    for (const m of [this.pets, this.categories, this.orders, this.keys, this.idempotency, this.bans]) m.clear();
+    for (const m of [this.pets, this.categories, this.orders, this.keys, this.idempotency, this.bans, this.webhooks, this.deliveries]) m.clear();
   }
 }

@@ -6,7 +6,8 @@ import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, Pe
 import type { ChangeSet, Counters } from './change-set.js';
 import type { PendingLayer, PendingMap } from './pending.js';
 import type { EventRecord, NewEvent } from '../../service/events.js';
-import type { CounterName, StoreTx } from '../../service/store-port.js';
+import type { CounterName, StoreTx, WebhookCounterName } from '../../service/store-port.js';
+import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../../service/webhook-records.js';
 import { TableOverlay, type Table } from './table.js';
 
 class KvOverlay<K, V> {
@@ -31,6 +32,8 @@ export interface DurableTables {
   keys: Table<KeyRecord>;
   idempotency: Map<string, IdempotencyRecord>;
   bans: Map<number, BanRecord>;
+  webhooks: Table<WebhookEndpointRecord>;
+  deliveries: Table<WebhookDeliveryRecord>;
 }
 
 /** A transaction's StoreTx: prototype methods, so that a transaction allocates no closures. */
@@ -41,6 +44,8 @@ export class TransactionView implements StoreTx {
   private readonly keys: TableOverlay<KeyRecord>;
   private readonly idem: KvOverlay<string, IdempotencyRecord>;
   private readonly bans: KvOverlay<number, BanRecord>;
+  private readonly webhooks: TableOverlay<WebhookEndpointRecord>;
+  private readonly deliveries: TableOverlay<WebhookDeliveryRecord>;
   private readonly counters: Partial<Counters> = {};
   private events: EventRecord[] | undefined;
   private eventsDroppedBefore: number | undefined;
@@ -57,6 +62,8 @@ export class TransactionView implements StoreTx {
     this.keys = new TableOverlay(durable.keys, pending.keys);
     this.idem = new KvOverlay(durable.idempotency, pending.idempotency);
     this.bans = new KvOverlay(durable.bans, pending.bans);
+    this.webhooks = new TableOverlay(durable.webhooks, pending.webhooks);
+    this.deliveries = new TableOverlay(durable.deliveries, pending.deliveries);
   }
 
   async getPet(id: number) {
@@ -122,8 +129,8 @@ export class TransactionView implements StoreTx {
   async deleteBan(keyId: number) {
     this.bans.writes.set(keyId, null);
   }
-  async nextId(name: CounterName) {
-    return (this.counters[name] = (this.counters[name] ?? this.allocated[name]) + 1);
+  async nextId(name: CounterName | WebhookCounterName) {
+    return (this.counters[name] = (this.counters[name] ?? this.allocated[name] ?? 0) + 1);
   }
   /** Transactions run one at a time and commit in order, so consecutive sequences from the counter keep the log's order. */
   async appendEvents(events: readonly NewEvent[], keepAtMost: number) {
@@ -139,6 +146,32 @@ export class TransactionView implements StoreTx {
     if (sequence > (this.eventsDroppedBefore ?? 1)) this.eventsDroppedBefore = sequence;
   }
 
+  async getWebhook(id: number) {
+    return this.webhooks.get(id);
+  }
+  async countWebhooks(ownerKeyId: number) {
+    return this.webhooks.find('owner', ownerKeyId).length;
+  }
+  async putWebhook(w: WebhookEndpointRecord) {
+    this.webhooks.put(w);
+  }
+  async deleteWebhook(id: number) {
+    this.webhooks.delete(id);
+    for (const d of this.deliveries.find('endpoint', id)) this.deliveries.delete(d.id);
+  }
+  async getWebhookDelivery(id: number) {
+    return this.deliveries.get(id);
+  }
+  async putWebhookDelivery(d: WebhookDeliveryRecord) {
+    this.deliveries.put(d);
+  }
+  async lockWebhookCursor() {
+    return this.counters.webhookCursor ?? this.allocated.webhookCursor ?? 0;
+  }
+  async setWebhookCursor(sequence: number) {
+    if (sequence > (await this.lockWebhookCursor())) this.counters.webhookCursor = sequence;
+  }
+
   /** What the transaction changed, or undefined when it only read. */
   changes(): ChangeSet | undefined {
     const changes: ChangeSet = {};
@@ -151,6 +184,8 @@ export class TransactionView implements StoreTx {
     set('keys', this.keys.writes);
     set('idempotency', this.idem.writes);
     set('bans', this.bans.writes);
+    set('webhooks', this.webhooks.writes);
+    set('deliveries', this.deliveries.writes);
     if (this.events) changes.events = this.events;
     if (this.eventsDroppedBefore !== undefined) changes.eventsDroppedBefore = this.eventsDroppedBefore;
     if (Object.keys(this.counters).length) changes.counters = { ...this.counters };
