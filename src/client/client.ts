@@ -8,6 +8,7 @@
  */
 import type { ClientOptions, Page, PetStoreClient, PostOptions, Reply, RequestOptions } from './client-types.js';
 import { ApiError } from './errors.js';
+import { followEvents } from './events.js';
 import { sendRequest, transportOf, type Transport } from './transport.js';
 import { nextLink, queryString, type QueryValue } from './wire.js';
 import type { operations, paths } from './openapi-types.js';
@@ -23,7 +24,7 @@ import type {
   RequestBody,
 } from './types.js';
 
-export type { ClientOptions, FetchLike, Page, PetStoreClient, PostOptions, RequestOptions } from './client-types.js';
+export type { ClientOptions, EventsOptions, FetchLike, Page, PetStoreClient, PostOptions, RequestOptions } from './client-types.js';
 
 /** The paths whose GET answers a list. */
 type ListPath = {
@@ -55,7 +56,7 @@ export function createClient(options: ClientOptions): PetStoreClient {
     ...categoryMethods(r),
     ...orderMethods(r),
     ...inventoryMethods(r),
-    ...eventMethods(r),
+    ...eventMethods(r, t),
     ...adminMethods(r),
     nextPage: (page, opts) => r.nextPage(page, opts),
     pages: (first, opts) => r.pages(first, opts),
@@ -126,13 +127,14 @@ function inventoryMethods(r: Requester): InventoryMethods {
   };
 }
 
-type EventMethods = Pick<PetStoreClient, 'listEvents' | 'iterateEvents' | 'getEvent'>;
+type EventMethods = Pick<PetStoreClient, 'listEvents' | 'iterateEvents' | 'getEvent' | 'events'>;
 
-function eventMethods(r: Requester): EventMethods {
+function eventMethods(r: Requester, t: Transport): EventMethods {
   return {
     listEvents: (query, opts) => r.list('/events', q(query), opts),
     iterateEvents: (query, opts) => r.items(() => r.list('/events', q(query), opts), opts),
     getEvent: (eventId, opts) => r.call('get', '/events/{eventId}', { path: { eventId } }, opts),
+    events: (opts) => followEvents(t, opts),
   };
 }
 
