@@ -49,7 +49,12 @@ export function mswHandlers({ baseUrl, doc, pipeline, latencyMs, unknownPaths = 
       body: async () => new Uint8Array(await request.arrayBuffer()),
     };
     const res = await pipeline(req, route);
-    return new HttpResponse(request.method === 'HEAD' ? null : res.body, { status: res.status, headers: res.headers });
+    let body = res.body;
+    if (body instanceof ReadableStream) {
+      if (request.method === 'HEAD') void body.cancel();
+      body = request.method === 'HEAD' ? null : cancelledWith(body, request.signal);
+    }
+    return new HttpResponse(request.method === 'HEAD' ? null : body, { status: res.status, headers: res.headers });
   };
 
   const routes = routeTable(doc).filter((r) => !r.hostOnly);
@@ -90,4 +95,25 @@ function operationResolver(route: RouteEntry, answer: (request: Request, route?:
     }
     return answer(request, { operationId: route.operationId, params: texts });
   };
+}
+
+/**
+ * A streaming body (an event stream, a subscription) as MSW hands it to the page, chunk by chunk,
+ * in Node and in a browser; it is cancelled when the reader cancels it and also when the request is
+ * aborted (a fetch's signal, EventSource.close()), which is how the answer learns that the client
+ * went away where the interceptor does not pass the cancellation on.
+ */
+function cancelledWith(body: ReadableStream<Uint8Array>, signal: AbortSignal): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  const cancel = (reason?: unknown) => reader.cancel(reason).catch(() => undefined);
+  if (signal.aborted) void cancel();
+  else signal.addEventListener('abort', () => void cancel(), { once: true });
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel,
+  });
 }

@@ -128,11 +128,11 @@ export async function createPipeline(deps: PipelineDeps): Promise<Pipeline> {
   };
 }
 
-/** Serialises the exchange: JSON values as application/json, strings and bytes with their type. */
+/** Serialises the exchange: JSON values as application/json, strings, bytes and byte streams with their type. */
 function finish(x: Exchange): ApiResponse {
-  let body: string | Uint8Array | null = null;
+  let body: ApiResponse['body'] = null;
   if (x.body !== undefined && x.body !== null && x.status !== 204) {
-    if (typeof x.body === 'string' || x.body instanceof Uint8Array) {
+    if (typeof x.body === 'string' || x.body instanceof Uint8Array || x.body instanceof ReadableStream) {
       body = x.body;
       x.headers['content-type'] = x.type ?? x.headers['content-type'] ?? 'text/plain; charset=utf-8';
     } else {

@@ -96,9 +96,12 @@ export async function createApp(deps: AppDeps): Promise<Koa> {
     // The pipeline's answer is complete (status, every header, a serialised body), so it goes to
     // the socket as it is: Koa's own response handling would only copy it header by header.
     ctx.respond = false;
+    // A stream (an event stream, a subscription) outlives this middleware: it is counted and logged
+    // when its head goes out, its duration being the time to answer, not how long the client listened.
+    const streaming = res.body instanceof ReadableStream;
     send(ctx.res, method === 'HEAD', res);
     metrics.observe(method, res.operationId, res.status, (performance.now() - start) / 1000);
-    if (logger.isLevelEnabled('debug')) logger.debug({ method, path, status: res.status, keyId: res.keyId, ip: req.ip }, 'request');
+    if (logger.isLevelEnabled('debug')) logger.debug({ method, path, status: res.status, keyId: res.keyId, ip: req.ip, ...(streaming && { stream: true }) }, 'request');
   });
 
   // Case-sensitive as the document's paths are; a trailing slash matches (strict: false).
@@ -139,13 +142,63 @@ const BODILESS = new Set([204, 205, 304]);
 /** Writes the pipeline's response; a HEAD answer carries the GET answer's Content-Length and no body. */
 function send(out: ServerResponse, head: boolean, res: ApiResponse): void {
   if (BODILESS.has(res.status)) {
+    if (res.body instanceof ReadableStream) void res.body.cancel();
     out.writeHead(res.status, res.headers);
     out.end();
     return;
   }
+  if (res.body instanceof ReadableStream) return sendStream(out, head, res, res.body);
   const body = res.body ?? '';
   const headers = res.headers;
   headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
   out.writeHead(res.status, headers);
   out.end(head ? undefined : body);
+}
+
+/**
+ * Sends a streaming body chunk by chunk as the stream yields them (chunked, no Content-Length;
+ * Node writes each chunk to the socket at once), waiting for the socket to drain when it is
+ * full, and cancels the stream as soon as the client goes away, which is how the answer learns
+ * of it. A HEAD answer sends the head alone and cancels the stream.
+ */
+function sendStream(out: ServerResponse, head: boolean, res: ApiResponse, body: ReadableStream<Uint8Array>): void {
+  delete res.headers['content-length'];
+  out.writeHead(res.status, res.headers);
+  if (head) {
+    void body.cancel();
+    out.end();
+    return;
+  }
+  out.flushHeaders();
+  const reader = body.getReader();
+  const gone = () => void reader.cancel().catch(() => undefined);
+  out.once('close', gone);
+  void (async () => {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done || out.destroyed) break;
+        if (!out.write(value)) await drained(out);
+      }
+      out.end();
+    } catch {
+      // The stream failed after its head went out: all that can be said is to cut the response short.
+      out.destroy();
+    } finally {
+      out.off('close', gone);
+    }
+  })();
+}
+
+/** Resolves when a full socket drained, or the response closed. */
+function drained(out: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      out.off('drain', done);
+      out.off('close', done);
+      resolve();
+    };
+    out.on('drain', done);
+    out.on('close', done);
+  });
 }
