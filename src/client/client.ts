@@ -127,13 +127,14 @@ function inventoryMethods(r: Requester): InventoryMethods {
   };
 }
 
-type EventMethods = Pick<PetStoreClient, 'listEvents' | 'iterateEvents' | 'getEvent' | 'events'>;
+type EventMethods = Pick<PetStoreClient, 'listEvents' | 'iterateEvents' | 'getEvent' | 'createStreamToken' | 'events'>;
 
 function eventMethods(r: Requester, t: Transport): EventMethods {
   return {
     listEvents: (query, opts) => r.list('/events', q(query), opts),
     iterateEvents: (query, opts) => r.items(() => r.list('/events', q(query), opts), opts),
     getEvent: (eventId, opts) => r.call('get', '/events/{eventId}', { path: { eventId } }, opts),
+    createStreamToken: (opts) => r.call('post', '/events/stream-tokens', {}, opts),
     events: (opts) => followEvents(t, opts),
   };
 }
@@ -246,7 +247,9 @@ type NotInClient =
   | 'readyz'
   | 'metrics'
   | 'graphqlGet'
-  | 'graphqlPost';
+  | 'graphqlPost'
+  // the event stream is read by events(), as a stream, not called as a method
+  | 'streamEvents';
 type Uncovered = Exclude<keyof operations, keyof PetStoreClient | NotInClient>;
 type Covered = [Uncovered] extends [never] ? true : { missingClientMethods: Uncovered };
 const covered: Covered = true;
