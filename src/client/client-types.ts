@@ -1,4 +1,5 @@
 /** The client's public types: its options, per-call options, pages, and its methods. */
+import type { ApiError } from './errors.js';
 import type {
   Body,
   Category,
@@ -73,6 +74,11 @@ export interface EventsOptions {
   signal?: AbortSignal;
   /** Called each time the stream is (re)connected, e.g. to show that updates are live. */
   onOpen?: () => void;
+  /**
+   * Called when a connection ends or cannot be opened, before waiting `delayMs` to reconnect;
+   * `error` is the failed attempt's (undefined when an open stream ended or dropped).
+   */
+  onDisconnect?: (info: { delayMs: number; error: ApiError | undefined }) => void;
   /**
    * The resume point was older than the server keeps (CONTRACT section 14): the stream goes on
    * from the oldest kept event, `oldestSequence`; the events in between are gone.

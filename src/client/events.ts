@@ -38,6 +38,7 @@ export async function* followEvents(t: Transport, options: EventsOptions = {}): 
         failures += 1;
         // Retry-After is the server's word; otherwise never sooner than its `retry:`.
         const waitMs = opened.outcome.kind === 'response' && opened.outcome.retryAfterMs !== undefined ? decision.delayMs : Math.max(decision.delayMs, retryMs ?? 0);
+        options.onDisconnect?.({ delayMs: waitMs, error: opened.error() });
         await t.sleep(waitMs, signal);
         continue;
       }
@@ -61,7 +62,10 @@ export async function* followEvents(t: Transport, options: EventsOptions = {}): 
       } finally {
         opened.close();
       }
-      await t.sleep(retryMs ?? fullJitterDelay(0, policy), signal);
+      if (signal?.aborted) return;
+      const waitMs = retryMs ?? fullJitterDelay(0, policy);
+      options.onDisconnect?.({ delayMs: waitMs, error: undefined });
+      await t.sleep(waitMs, signal);
     }
   } catch (err) {
     if (signal?.aborted) return;

@@ -121,9 +121,13 @@ describe('client events(): the stream protocol', () => {
       { chunks: [frame(3), frame(4)], then: 'hang' },
     ]);
     const slept: number[] = [];
-    expect(await take(clientFor(s, slept).events({ after: 0 }), 4)).toEqual([1, 2, 3, 4]);
+    let opened = 0;
+    const dropped: (string | undefined)[] = [];
+    const stream = clientFor(s, slept).events({ after: 0, onOpen: () => opened++, onDisconnect: (d) => dropped.push(d.error?.code) });
+    expect(await take(stream, 4)).toEqual([1, 2, 3, 4]);
     expect(s.requests.map((r) => r.url.searchParams.get('after'))).toEqual(['0', '2', '3']);
     expect(slept).toEqual([3000, 3000]);
+    expect([opened, dropped]).toEqual([3, [undefined, undefined]]);
   });
 
   it('takes the resume point as a sequence or an event id, and refuses anything else', async () => {
@@ -144,9 +148,16 @@ describe('client events(): the stream protocol', () => {
       { chunks: [frame(1)], then: 'hang' },
     ]);
     const slept: number[] = [];
-    expect(await take(clientFor(s, slept).events(), 1)).toEqual([1]);
+    const reported: [number, string | undefined][] = [];
+    const onDisconnect = ({ delayMs, error }: { delayMs: number; error: ApiError | undefined }) => reported.push([delayMs, error?.code]);
+    expect(await take(clientFor(s, slept).events({ onDisconnect }), 1)).toEqual([1]);
     // Retry-After 7 s; then full jitter at 0.5 of 200 * 2^1 and of 200 * 2^2.
     expect(slept).toEqual([7000, 200, 400]);
+    expect(reported).toEqual([
+      [7000, 'TOO_MANY_STREAMS'],
+      [200, 'NETWORK_ERROR'],
+      [400, 'SERVICE_UNAVAILABLE'],
+    ]);
   });
 
   it('ends with an ApiError on refusals that retrying cannot cure, without retrying them', async () => {
