@@ -30,6 +30,8 @@ export async function* followEvents(t: Transport, options: EventsOptions = {}): 
   let failures = 0;
   try {
     while (!signal?.aborted) {
+      // The resume point goes as `?after=`, the contract's equal of Last-Event-ID: that header is not
+      // among the ones a cross-origin request may send (CONTRACT section 6a), and this runs in browsers.
       const url = t.baseUrl + '/events/stream' + queryString({ type: options.types?.join(','), after: last });
       const opened = await connect(t, url, options, failures + 1);
       if ('outcome' in opened) {
