@@ -48,7 +48,15 @@ export async function* followEvents(t: Transport, options: EventsOptions = {}): 
       options.onOpen?.();
       const frames = readFrames(opened, idleTimeoutMs, (ms) => (retryMs = ms));
       try {
-        for await (const frame of frames) {
+        for (;;) {
+          let next: IteratorResult<Frame>;
+          try {
+            next = await frames.next();
+          } catch {
+            break; // the connection dropped (or went idle): resume below
+          }
+          if (next.done) break;
+          const frame = next.value;
           if (frame.event === 'expired') {
             options.onExpired?.(expiredOf(frame.data, url));
             continue;
@@ -58,11 +66,9 @@ export async function* followEvents(t: Transport, options: EventsOptions = {}): 
           last = event.sequence;
           yield event;
         }
-      } catch (err) {
-        if (err instanceof ApiError) throw err;
-        // The connection dropped (or went idle): resume below.
       } finally {
         opened.close();
+        await frames.return();
       }
       if (signal?.aborted) return;
       const waitMs = retryMs ?? fullJitterDelay(0, policy);

@@ -189,6 +189,19 @@ describe('client events(): the stream protocol', () => {
     expect(expired).toEqual([40]);
   });
 
+  it("lets an error of the caller's own callback through, rather than taking it for a dropped connection", async () => {
+    const s = scripted([{ chunks: ['event: expired\ndata: {"oldestSequence":40}\n\n', frame(40)], then: 'hang' }]);
+    const boom = new Error('the callback failed');
+    const stream = clientFor(s).events({
+      after: 3,
+      onExpired: () => {
+        throw boom;
+      },
+    });
+    await expect(take(stream, 1)).rejects.toBe(boom);
+    expect(s.requests).toHaveLength(1);
+  });
+
   it('fails with UNEXPECTED_RESPONSE on an answer that is not an event stream, or data that is not an event', async () => {
     const notStream: FetchLike = async () => new Response('[]', { status: 200, headers: { 'content-type': 'application/json' } });
     const err1 = await take(createClient({ baseUrl: BASE, apiKey: KEY, fetch: notStream }).events(), 1).catch((e: unknown) => e);
