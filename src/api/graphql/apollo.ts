@@ -12,7 +12,7 @@ import {
   ApolloServerPluginUsageReportingDisabled,
 } from '@apollo/server/plugin/disabled';
 import { makeExecutableSchema } from '@graphql-tools/schema';
-import type { GraphQLSchema } from 'graphql';
+import { GraphQLError, type GraphQLSchema } from 'graphql';
 import type { Contract } from '../../contract/openapi.js';
 import { complexityPlugin } from './complexity.js';
 import type { GraphQLContext } from './context.js';
@@ -22,6 +22,7 @@ import { createInputChecker } from './inputs.js';
 import { createResolvers } from './resolvers.js';
 import type { persistedQueryStore } from './persisted.js';
 import { CSRF_PREVENTION_HEADERS } from './request.js';
+import { subscriptionNeedsStream } from './subscriptions.js';
 import { MAX_TOKENS } from './token-limit.js';
 
 export interface ApolloOptions {
@@ -79,6 +80,19 @@ export async function createApollo(opts: ApolloOptions): Promise<ApolloServer<Gr
       ApolloServerPluginUsageReportingDisabled(),
       ApolloServerPluginSchemaReportingDisabled(),
       complexityPlugin(opts.maxCost),
+      {
+        // Apollo does not run subscriptions over HTTP; the mount does (subscriptions.ts). One that
+        // reaches Apollo (only without the mount's document cache) is refused before it executes.
+        async requestDidStart() {
+          return {
+            async didResolveOperation({ operation }) {
+              if (operation?.operation !== 'subscription') return;
+              const refusal = subscriptionNeedsStream();
+              throw new GraphQLError(refusal.message, { originalError: refusal, extensions: { code: refusal.code, http: { status: 400 } } });
+            },
+          };
+        },
+      },
       {
         async requestDidStart() {
           return {
