@@ -12,7 +12,7 @@ import {
   ApolloServerPluginUsageReportingDisabled,
 } from '@apollo/server/plugin/disabled';
 import { makeExecutableSchema } from '@graphql-tools/schema';
-import { GraphQLError, type GraphQLSchema } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
 import type { Contract } from '../../contract/openapi.js';
 import { complexityPlugin } from './complexity.js';
 import type { GraphQLContext } from './context.js';
@@ -87,8 +87,7 @@ export async function createApollo(opts: ApolloOptions): Promise<ApolloServer<Gr
           return {
             async didResolveOperation({ operation }) {
               if (operation?.operation !== 'subscription') return;
-              const refusal = subscriptionNeedsStream();
-              throw new GraphQLError(refusal.message, { originalError: refusal, extensions: { code: refusal.code, http: { status: 400 } } });
+              throw subscriptionNeedsStream();
             },
           };
         },

@@ -198,14 +198,15 @@ interface SubscriptionRequest {
  * request of budget; the events it pushes cost nothing.
  */
 async function answerSubscription(x: Exchange, type: string, s: SubscriptionRequest): Promise<void> {
-  const transport = subscriptionTransport(x.header('accept'));
-  if (!transport) throw subscriptionNeedsStream();
   const measured = s.op.complexity(s.request.variables);
   const extensions: Record<string, unknown> = {};
   if (x.rateLimit) extensions.rateLimit = x.rateLimit;
   extensions.cost = measured.cost;
+  // In the order Apollo's plugins refuse (the Apollo-only path answers alike): the limits, then the transport.
   const tooComplex = overLimits(measured, s.maxCost);
   if (tooComplex) return answer(x, 400, JSON.stringify({ errors: formatErrors([tooComplex]), extensions }), type);
+  const transport = subscriptionTransport(x.header('accept'));
+  if (!transport) return answer(x, 400, JSON.stringify({ errors: formatErrors([subscriptionNeedsStream()]), extensions }), type);
   // TOO_MANY_STREAMS past the plan's quota (shared with GET /events/stream), thrown to the mount's refusal.
   const lease = s.context.services.streams.open(s.context.principal);
   const stop = new AbortController();

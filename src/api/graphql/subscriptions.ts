@@ -20,7 +20,7 @@
 import { GraphQLError, subscribe, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { print as sseMessage } from 'graphql-sse';
 import Negotiator from 'negotiator';
-import { BadRequestError } from '../errors.js';
+import { BadRequestError, isCoded } from '../errors.js';
 import type { GraphQLContext } from './context.js';
 import { formatErrors, mapError } from './format-error.js';
 
@@ -50,11 +50,15 @@ export function subscriptionTransport(accept: string): Transport | undefined {
   return undefined;
 }
 
-/** The answer to a subscription whose request asked for no stream (a plain JSON POST or GET). */
-export function subscriptionNeedsStream(): BadRequestError {
-  return new BadRequestError(
+/**
+ * The answer to a subscription whose request asked for no stream (a plain JSON POST or GET):
+ * 400 BAD_REQUEST, from the mount and from Apollo alike.
+ */
+export function subscriptionNeedsStream(): GraphQLError {
+  const refusal = new BadRequestError(
     'A subscription is answered as a stream: send it with Accept: text/event-stream (graphql-sse) or multipart/mixed; subscriptionSpec="1.0" (Apollo multipart HTTP).',
   );
+  return new GraphQLError(refusal.message, { originalError: refusal, extensions: { code: refusal.code, http: { status: 400 } } });
 }
 
 export interface SubscriptionArgs {
@@ -198,9 +202,11 @@ function withExtensions(result: ExecutionResult, extensions: Record<string, unkn
   };
 }
 
-function asGraphQLError(err: unknown): GraphQLError {
+/** An error as GraphQL reports it, with its code when it has one (else the mapper masks it as INTERNAL). */
+export function asGraphQLError(err: unknown): GraphQLError {
   if (err instanceof GraphQLError) return err;
-  return new GraphQLError(err instanceof Error ? err.message : String(err), { originalError: err instanceof Error ? err : undefined });
+  const message = err instanceof Error ? err.message : String(err);
+  return new GraphQLError(message, { originalError: err instanceof Error ? err : undefined, extensions: isCoded(err) ? { code: err.code } : {} });
 }
 
 /**

@@ -414,3 +414,55 @@ describe('GraphQL subscriptions and retention', () => {
     }
   });
 });
+
+describe('GraphQL subscriptions over time', () => {
+  let t: Target;
+
+  beforeAll(async () => {
+    t = await startTarget({ streamMaxSeconds: 60 });
+  });
+  afterAll(() => t.close());
+
+  const query = { query: 'subscription { events { id } }' };
+
+  it('sends heartbeats by the clock (an SSE comment, a multipart {} part) and ends at the maximum age (complete, the closing delimiter)', async () => {
+    const key = (await t.client('staff')).defaultKey!;
+    const sse = await openRaw(t, key, query, 'text/event-stream');
+    const multipart = await openRaw(t, key, query, 'multipart/mixed; subscriptionSpec="1.0"');
+    try {
+      expect(await sse.readUntil((s) => s === ':\n\n')).toBe(':\n\n');
+      expect(await multipart.readUntil((s) => s === '\r\n--graphql')).toBe('\r\n--graphql');
+      t.clock.advance(12_000);
+      expect(await sse.readUntil((s) => s.length > 3)).toBe(':\n\n:\n\n');
+      expect(await multipart.readUntil((s) => s.length > 11)).toMatch(/^\r\n--graphql\r\ncontent-type: application\/json; charset=utf-8\r\n\r\n\{\}\r\n--graphql/);
+      t.clock.advance(60_000);
+      expect(await sse.readUntil((s) => s.endsWith('event: complete\ndata:\n\n'))).toMatch(/event: complete\ndata:\n\n$/);
+      expect(await multipart.readUntil((s) => s.endsWith('\r\n--graphql--\r\n'))).toMatch(/\r\n--graphql--\r\n$/);
+    } finally {
+      sse.close();
+      multipart.close();
+    }
+  });
+
+  it("ends a key's subscriptions when the key is revoked, and Apollo Client and urql see them complete", async () => {
+    const victim = await t.client('customer');
+    const from = String(await latest(t.admin));
+    await newCategory(t.admin);
+    // Each has its stream open once it has the event committed before it (resumed with `after`).
+    const urql = urqlSubscribe(urqlClient(t, victim.defaultKey), { after: from });
+    const apolloInbox = new Inbox<{ data?: unknown; error?: unknown }>();
+    const apollo = apolloClient(t, victim.defaultKey!).subscribe({ query: apolloGql(EVENTS), variables: { after: from }, fetchPolicy: 'no-cache' }).subscribe(apolloInbox);
+    try {
+      await urql.inbox.until((i) => i.items.length >= 1, 'an event through urql');
+      await apolloInbox.until((i) => i.items.length >= 1, 'an event through Apollo Client');
+      expect((await t.admin.delete(`/admin/keys/${victim.keyId}`)).status).toBe(204);
+      await urql.inbox.until((i) => i.done, 'urql to complete');
+      await apolloInbox.until((i) => i.done, 'Apollo Client to complete');
+      expect(apolloInbox.errors).toEqual([]);
+      expect(urql.inbox.items.map((r) => r.error)).toEqual(urql.inbox.items.map(() => undefined));
+    } finally {
+      urql.stop();
+      apollo.unsubscribe();
+    }
+  });
+});
