@@ -9,6 +9,7 @@
 import { ApolloClient, gql as apolloGql, HttpLink, InMemoryCache } from '@apollo/client';
 import { Client, fetchExchange, gql as urqlGql } from '@urql/core';
 import { createClient as createSseClient } from 'graphql-sse';
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newCategory, newPet } from '../../support/fixtures.js';
 import { contractProblems, isJsonType, parseBody } from '../../support/contract-check.js';
@@ -129,12 +130,16 @@ async function latest(api: Api): Promise<number> {
   return all.at(-1)?.sequence ?? 0;
 }
 
-/** A subscription opened by hand: its response, and its body read as text as it comes. */
-async function openRaw(t: Target, key: string | undefined, body: unknown, accept: string) {
-  const controller = new AbortController();
+/** A subscription POSTed by hand: its response, and its body read as text as it comes. */
+function openRaw(t: Target, key: string | undefined, body: unknown, accept: string) {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept };
   if (key) headers['x-api-key'] = key;
-  const res = await streamCheckedFetch(`${t.url}/graphql`, { method: 'POST', headers, body: JSON.stringify(body), signal: controller.signal });
+  return openRequest(`${t.url}/graphql`, { method: 'POST', headers, body: JSON.stringify(body) });
+}
+
+async function openRequest(url: string, init: RequestInit) {
+  const controller = new AbortController();
+  const res = await streamCheckedFetch(url, { ...init, signal: controller.signal });
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   let text = '';
@@ -296,6 +301,39 @@ describe('GraphQL subscriptions', () => {
       expect(body).toEqual({ payload: { data: { events: { type: 'category.created', sequence: String(from + 1) } }, extensions: { cost: 3, rateLimit: expect.any(Object) } } });
     } finally {
       raw.close();
+    }
+  });
+
+  it('runs a subscription sent by GET, and one sent as an automatic persisted query (registered, then by its hash alone)', async () => {
+    const from = String(await latest(staff));
+    await newCategory(staff, { name: 'Sub by GET' });
+    const query = 'subscription($after: ID) { events(after: $after, types: ["category.created"]) { category { name } } }';
+    const byGet = await openRequest(`${t.url}/graphql?${new URLSearchParams({ query, variables: JSON.stringify({ after: from }) })}`, {
+      headers: { 'x-api-key': staff.defaultKey!, accept: 'text/event-stream' },
+    });
+    try {
+      expect(byGet.res.status).toBe(200);
+      expect(await byGet.readUntil((s) => s.includes('Sub by GET'))).toContain('data: {"data":{"events":{"category":{"name":"Sub by GET"}}}');
+    } finally {
+      byGet.close();
+    }
+
+    const extensions = { persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(query).digest('hex') } };
+    const unknown = await streamCheckedFetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': staff.defaultKey! },
+      body: JSON.stringify({ variables: { after: from }, extensions }),
+    });
+    expect(unknown.status).toBe(200);
+    expect(((await unknown.json()) as any).errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+    for (const body of [{ query, variables: { after: from }, extensions }, { variables: { after: from }, extensions }]) {
+      const raw = await openRaw(t, staff.defaultKey, body, 'text/event-stream');
+      try {
+        expect(raw.res.status).toBe(200);
+        expect(await raw.readUntil((s) => s.includes('Sub by GET'))).toContain('"name":"Sub by GET"');
+      } finally {
+        raw.close();
+      }
     }
   });
 
