@@ -58,12 +58,13 @@ export function mswHandlers({ baseUrl, doc, pipeline, latencyMs, unknownPaths = 
   };
 
   const routes = routeTable(doc).filter((r) => !r.hostOnly);
+  const literals = new Set(routes.filter((r) => !r.path.includes('{')).map((r) => r.path));
   const handlers: RequestHandler[] = [];
   for (const route of routes) {
     const verb = VERBS[route.method as keyof typeof VERBS];
     if (!verb) throw new Error(`no MSW handler for ${route.method} ${route.path} (${route.operationId})`);
     const url = baseUrl + route.pattern;
-    const resolver = operationResolver(route, answer);
+    const resolver = operationResolver(route, literals, answer);
     handlers.push(verb(url, resolver));
     if (route.method === 'GET') handlers.push(http.head(url, resolver));
   }
@@ -82,12 +83,16 @@ export function mswHandlers({ baseUrl, doc, pipeline, latencyMs, unknownPaths = 
 /**
  * Runs the pipeline for the operation MSW matched. MSW matches paths case-insensitively and the
  * contract does not: a path that differs in case from the operation's goes to the pipeline
- * unrouted, which answers it as the server does.
+ * unrouted, which answers it as the server does; so does a literal path of the document that a
+ * template of another method matched (GET /events/stream-tokens, not /events/{eventId}).
  */
-function operationResolver(route: RouteEntry, answer: (request: Request, route?: RouteMatch) => Promise<Response>): HttpResponseResolver {
+function operationResolver(route: RouteEntry, literals: Set<string>, answer: (request: Request, route?: RouteMatch) => Promise<Response>): HttpResponseResolver {
   const exact = new RegExp(`^${route.path.replace(/\{\w+\}/g, '[^/]+')}/?$`);
+  const templated = route.path.includes('{');
   return ({ request, params }) => {
-    if (!exact.test(new URL(request.url).pathname)) return answer(request);
+    const path = new URL(request.url).pathname;
+    // A literal path of the document (/events/stream-tokens) is never a template's parameter.
+    if (!exact.test(path) || (templated && literals.has(path.length > 1 ? path.replace(/\/$/, '') : path))) return answer(request);
     const texts: Record<string, string> = {};
     for (const name in params) {
       const value = params[name];

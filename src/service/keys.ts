@@ -166,6 +166,13 @@ export class KeyService {
     return found;
   }
 
+  /** The principal of a key by its id, if it still stands (a stream token's key). */
+  async principalOf(keyId: number): Promise<Principal | undefined> {
+    if (keyId <= ENV_ADMIN_ID) return this.builtIn.find((k) => k.principal.keyId === keyId)?.principal;
+    const rec = await this.store.getKey(keyId);
+    return rec && { keyId: rec.id, role: rec.role, plan: rec.plan, perMinute: rec.perMinute, perDay: rec.perDay };
+  }
+
   /** Forgets the secrets of one key (another process revoked it). */
   private forgetKey(id: number): void {
     for (const [secret, { principal }] of this.recent) if (principal.keyId === id) this.recent.delete(secret);

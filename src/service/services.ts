@@ -9,6 +9,7 @@ import { envAdminKey, KeyService, type BuiltInKey } from './keys.js';
 import { OrderService } from './orders.js';
 import { PetService } from './pets.js';
 import { StreamRegistry, type StreamOptions } from './streams.js';
+import { StreamTokenService } from './stream-tokens.js';
 import type { Clock } from './clock.js';
 import type { Store } from './store-port.js';
 
@@ -37,6 +38,8 @@ export interface Services {
   events: EventLogService;
   /** Open streams (SSE, GraphQL subscriptions): the per-plan quota, bans, revocations, the maximum age. */
   streams: StreamRegistry;
+  /** Tokens that open one event stream each (`?token=`, for EventSource). */
+  streamTokens: StreamTokenService;
 }
 
 export function createServices({ store, clock, adminSecret, builtInKeys = [], bans, eventRetention, streams }: ServiceOptions): Services {
@@ -53,5 +56,6 @@ export function createServices({ store, clock, adminSecret, builtInKeys = [], ba
     idempotency: new IdempotencyService(store, clock),
     events: new EventLogService(store, clock, events.retention),
     streams: new StreamRegistry(keys, banService, clock, streams),
+    streamTokens: new StreamTokenService(store, clock, keys),
   };
 }

@@ -106,11 +106,17 @@ export async function createApp(deps: AppDeps): Promise<Koa> {
 
   // Case-sensitive as the document's paths are; a trailing slash matches (strict: false).
   const router = new Router({ sensitive: true, strict: false });
-  for (const { method, pattern, operationId } of routeTable(deps.contract.doc)) {
+  const table = routeTable(deps.contract.doc);
+  // A literal path of the document (/events/stream-tokens) is never a template's parameter
+  // (/events/{eventId}), whatever the method: the pipeline answers the method it lacks (405).
+  const literals = new Set(table.filter((r) => !r.path.includes('{')).map((r) => r.path));
+  for (const { method, path: template, pattern, operationId } of table) {
     const verb = VERBS[method];
     if (!verb) throw new Error(`no route for ${method} ${pattern} (${operationId})`);
+    const templated = template.includes('{');
     router[verb](pattern, async (ctx) => {
       const state = ctx.state as HostState;
+      if (templated && literals.has(withoutTrailingSlash(state.request.path))) throw new Unrouted();
       state.response = await pipeline(state.request, { operationId, params: ctx.params });
     });
   }
@@ -129,6 +135,10 @@ interface HostState {
 class Unrouted extends Error {}
 
 const VERBS: Record<string, 'get' | 'post' | 'put' | 'patch' | 'delete'> = { GET: 'get', POST: 'post', PUT: 'put', PATCH: 'patch', DELETE: 'delete' };
+
+function withoutTrailingSlash(path: string): string {
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
 
 /** An origin-form request target ("/pets?limit=2") as path and query string. */
 function splitTarget(url: string): { path: string; search: string } {

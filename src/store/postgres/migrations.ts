@@ -114,4 +114,32 @@ export const MIGRATIONS: readonly Migration[] = [
         FOR EACH ROW EXECUTE FUNCTION petstore_notify_change();
     `,
   },
+  {
+    version: 3,
+    name: 'the event log',
+    // CONTRACT section 14. `events` holds the kept events; `event_log` is one row: `latest`, the
+    // highest sequence handed out (every sequence up to it is committed or was dropped), `oldest`
+    // (every event below it was dropped) and `dropped_from`, the oldest before the last change of
+    // it, so the retention delete walks only [dropped_from, oldest). Sequences are allocated from
+    // that row at the end of each writing transaction (postgres-tx.ts explains why that keeps them
+    // in the order they become visible). `data` is json, not jsonb: the event's object keeps its
+    // keys in the REST shape's order, byte for byte, as the service wrote it.
+    sql: `
+      CREATE TABLE events (
+        sequence bigint PRIMARY KEY,
+        type text NOT NULL,
+        created_at text NOT NULL,
+        data json NOT NULL,
+        owner_key_id bigint
+      );
+
+      CREATE TABLE event_log (
+        id integer PRIMARY KEY CHECK (id = 1),
+        latest bigint NOT NULL,
+        oldest bigint NOT NULL,
+        dropped_from bigint NOT NULL
+      );
+      INSERT INTO event_log (id, latest, oldest, dropped_from) VALUES (1, 0, 1, 1);
+    `,
+  },
 ];

@@ -11,7 +11,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
-import type { PetQuery, OrderQuery, PageQuery, Store, StoreTx } from '../../service/store-port.js';
+import type { EventQuery, EventsListener, EventWindow, PetQuery, OrderQuery, PageQuery, Store, StoreTx } from '../../service/store-port.js';
+import type { EventRecord } from '../../service/events.js';
 import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../../service/records.js';
 import { DomainError, ServiceUnavailableError } from '../../service/errors.js';
 import { Availability } from './availability.js';
@@ -40,6 +41,12 @@ const LANES = 1;
 const READERS = 4;
 /** Most transactions in one batch. */
 const MAX_BATCH = 32;
+/**
+ * While anything listens for events, the event log's latest sequence is read this often (ms):
+ * NOTIFY wakes every process at once, and this finds what a lost notification (a dropped
+ * listening connection) did not tell, so every process hears of every event within a second.
+ */
+const EVENT_POLL_MS = 500;
 
 interface Member {
   fn: (tx: StoreTx) => Promise<unknown>;
@@ -89,7 +96,9 @@ export class PostgresStore implements Store {
     readonly availability: Availability,
     private readonly prepare: Prepare = statements(true),
     readonly changes?: PostgresChanges,
-  ) {}
+  ) {
+    changes?.onEventsCommitted((latest) => this.announceEvents(latest));
+  }
 
   private async rows(sql: string, params: unknown[] = []): Promise<Record<string, any>[]> {
     this.availability.check();
@@ -248,6 +257,74 @@ export class PostgresStore implements Store {
     return this.one(row.BANS, keyId);
   }
 
+  async listEvents(q: EventQuery): Promise<EventRecord[]> {
+    if (q.limit <= 0) return [];
+    const params: unknown[] = [row.afterArg(q.after)];
+    const cond = ['sequence > $1'];
+    if (q.types) cond.push(`type = ANY($${params.push([...q.types])}::text[])`);
+    if (q.ownerKeyId !== undefined) cond.push(`(owner_key_id IS NULL OR owner_key_id = $${params.push(row.idArg(q.ownerKeyId))})`);
+    const sql = `SELECT ${row.EVENT_COLUMNS} FROM events WHERE ${cond.join(' AND ')} ORDER BY sequence LIMIT $${params.push(q.limit)}`;
+    return (await this.rows(sql, params)).map(row.event);
+  }
+  async getEvent(sequence: number): Promise<EventRecord | undefined> {
+    return row.first(await this.rows(`SELECT ${row.EVENT_COLUMNS} FROM events WHERE sequence = $1`, [row.idArg(sequence)]), row.event);
+  }
+  async eventWindow(): Promise<EventWindow> {
+    const [r] = await this.rows('SELECT oldest, latest FROM event_log WHERE id = 1');
+    return { oldest: Number(r!.oldest), latest: Number(r!.latest) };
+  }
+  /** Walks the log from its oldest event: the events older than the cutoff are few (they are dropped every minute). */
+  async firstEventSince(time: string): Promise<number | undefined> {
+    const [r] = await this.rows('SELECT sequence FROM events WHERE created_at >= $1 ORDER BY sequence LIMIT 1', [time]);
+    return r === undefined ? undefined : Number(r.sequence);
+  }
+
+  private readonly eventListeners = new Set<EventsListener>();
+  /** The highest sequence the listeners were told of. */
+  private announced = 0;
+  private eventPoll: NodeJS.Timeout | undefined;
+  private polling = false;
+
+  /**
+   * Listeners hear of events committed through this process as soon as they are (after COMMIT),
+   * of those committed through any other by its NOTIFY (changes.ts), and at the latest by the
+   * poll of the event log's row every EVENT_POLL_MS: the table is the truth, notifications only wake.
+   */
+  onEvents(listener: EventsListener): () => void {
+    this.eventListeners.add(listener);
+    if (!this.eventPoll && !this.closed) {
+      this.eventPoll = setInterval(() => void this.pollEvents(), EVENT_POLL_MS);
+      this.eventPoll.unref();
+    }
+    return () => {
+      this.eventListeners.delete(listener);
+      if (this.eventListeners.size === 0) this.stopEventPoll();
+    };
+  }
+
+  private stopEventPoll(): void {
+    clearInterval(this.eventPoll);
+    this.eventPoll = undefined;
+  }
+
+  private async pollEvents(): Promise<void> {
+    if (this.polling) return;
+    this.polling = true;
+    try {
+      this.announceEvents((await this.eventWindow()).latest);
+    } catch {
+      // The database is away: availability.ts tells of it; the next poll tries again.
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  private announceEvents(latest: number | undefined): void {
+    if (latest === undefined || latest <= this.announced) return;
+    this.announced = latest;
+    for (const l of [...this.eventListeners]) l(latest);
+  }
+
   /** A sequence that was ever advanced has handed out an id, even to a transaction rolled back since. */
   async hasEverHeldData(): Promise<boolean> {
     const [r] = await this.rows(
@@ -306,6 +383,7 @@ export class PostgresStore implements Store {
     // transaction of the batch wrote, which holds only if the batch commits.
     const answers: (() => void)[] = [];
     let broken: Error | undefined;
+    let latest: number | undefined;
     try {
       const tx = new PostgresTx(client, this.prepare);
       for (const m of batch) {
@@ -319,7 +397,7 @@ export class PostgresStore implements Store {
           else throw err;
         }
       }
-      await tx.commit();
+      latest = await tx.commit();
     } catch (err) {
       if (isUnavailable(err)) broken = err as Error;
       else await client.query('ROLLBACK').catch((e: Error) => (broken = e));
@@ -334,6 +412,7 @@ export class PostgresStore implements Store {
       return;
     }
     client.release();
+    this.announceEvents(latest);
     for (const answer of answers) answer();
   }
 
@@ -358,7 +437,7 @@ export class PostgresStore implements Store {
     try {
       const tx = new PostgresTx(client, this.prepare);
       const result = await fn(tx);
-      await tx.commit();
+      this.announceEvents(await tx.commit());
       return result;
     } catch (err) {
       if (isUnavailable(err)) broken = err as Error;
@@ -405,7 +484,12 @@ export class PostgresStore implements Store {
     };
   }
 
+  private closed = false;
+
   async close(): Promise<void> {
+    this.closed = true;
+    this.stopEventPoll();
+    this.eventListeners.clear();
     this.availability.close();
     for (const r of this.readers.splice(0)) {
       const client = await r?.catch(() => undefined);

@@ -2,6 +2,7 @@
  * Rows to records and back. Column lists live here once, so every query selects the same shape.
  * bigint columns arrive as strings from node-postgres; ids stay below 2^53, so Number is exact.
  */
+import type { EventRecord, EventType } from '../../service/events.js';
 import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord, PetStatus, Plan, Role } from '../../service/records.js';
 
 export const PET_COLUMNS = 'id, name, category_id, status, stock';
@@ -10,6 +11,7 @@ export const ORDER_COLUMNS = 'id, pet_id, quantity, ship_date, complete, owner_k
 export const KEY_COLUMNS = 'id, name, role, plan, per_minute, per_day, created_at, hash';
 export const BAN_COLUMNS = 'key_id, until, history';
 export const IDEMPOTENCY_COLUMNS = 'scope, fingerprint, outcome, created_at';
+export const EVENT_COLUMNS = 'sequence, type, created_at, data, owner_key_id';
 
 type Row = Record<string, any>;
 
@@ -62,6 +64,12 @@ export function ban(r: Row): BanRecord {
 
 export function idempotency(r: Row): IdempotencyRecord {
   return { scope: r.scope, fingerprint: r.fingerprint, outcome: JSON.parse(r.outcome), createdAt: Number(r.created_at) };
+}
+
+export function event(r: Row): EventRecord {
+  const e: EventRecord = { sequence: Number(r.sequence), type: r.type as EventType, createdAt: r.created_at, data: r.data };
+  if (r.owner_key_id !== null) e.ownerKeyId = Number(r.owner_key_id);
+  return e;
 }
 
 /** A table as the queries see it: its name, the columns of its record, and how a row becomes one. */
