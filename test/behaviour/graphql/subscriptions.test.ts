@@ -392,10 +392,15 @@ describe('GraphQL subscriptions', () => {
   it('holds SSE streams and subscriptions to the key\'s stream quota together (free: 2), freeing a slot when a client leaves', async () => {
     const key = (await t.client('customer', 'free')).defaultKey!;
     const query = { query: 'subscription { events { id } }' };
+    // One of each: a subscription, and the REST event stream.
     const one = await openRaw(t, key, query, 'text/event-stream');
-    const two = await openRaw(t, key, query, 'multipart/mixed;subscriptionSpec="1.0"');
+    const two = await openRequest(`${t.url}/events/stream`, { headers: { 'x-api-key': key, accept: 'text/event-stream' } });
     try {
       expect([one.res.status, two.res.status]).toEqual([200, 200]);
+      expect(await two.readUntil((s) => s.startsWith('retry:'))).toMatch(/^retry: \d+\n\n/);
+      const sseThird = await streamCheckedFetch(`${t.url}/events/stream`, { headers: { 'x-api-key': key, accept: 'text/event-stream' } });
+      expect(sseThird.status).toBe(429);
+      expect(((await sseThird.json()) as any).code).toBe('TOO_MANY_STREAMS');
       const third = await streamCheckedFetch(`${t.url}/graphql`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': key },
