@@ -10,6 +10,11 @@
  * A document is refused for its length or answered with its validation errors here, before
  * either, so Apollo never validates (it would redo the work with graphql-js's quadratic rules).
  *
+ * Subscriptions take neither path: neither runs them over HTTP. The mount runs a valid one with
+ * graphql-js's `subscribe` on the same schema and context and answers it as a stream in the
+ * transport its `Accept` asks for (subscriptions.ts), after the same admission and limits; Apollo
+ * alone (no document cache) refuses one as the mount refuses one sent without a streaming `Accept`.
+ *
  * Automatic persisted queries: a hash alone runs the document registered under it (the document
  * cache keeps them); a hash with its query registers it once it ran within the limits; Apollo
  * reads and writes the same registrations (persisted.ts) for the requests it answers. Every

@@ -299,6 +299,12 @@ describe('GraphQL subscriptions', () => {
       expect(text.startsWith('\r\n--graphql\r\ncontent-type: application/json; charset=utf-8\r\n\r\n')).toBe(true);
       const body = JSON.parse(part.slice(part.indexOf('\r\n\r\n') + 4));
       expect(body).toEqual({ payload: { data: { events: { type: 'category.created', sequence: String(from + 1) } }, extensions: { cost: 3, rateLimit: expect.any(Object) } } });
+      // Opening took one request of budget (the head says what was left); the pushed event took none:
+      // the key's next request after the category's POST finds two fewer (the test's clock stands still).
+      const opened = Number(raw.res.headers.get('x-ratelimit-remaining'));
+      expect(body.payload.extensions.rateLimit.remaining).toBe(opened);
+      const next = await staff.get('/events?limit=1');
+      expect(Number(next.headers.get('x-ratelimit-remaining'))).toBe(opened - 2);
     } finally {
       raw.close();
     }
