@@ -21,7 +21,7 @@
  * answer has the media type the request's `Accept` prefers (media-type.ts).
  */
 import { HeaderMap, type ApolloServer } from '@apollo/server';
-import { GraphQLError, OverlappingFieldsCanBeMergedRule, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { GraphQLError, OverlappingFieldsCanBeMergedRule, SingleFieldSubscriptionsRule, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { BadRequestError, MethodNotAllowedError } from '../errors.js';
 import type { Services } from '../../service/services.js';
 import type { Admit } from '../admission-step.js';
@@ -35,6 +35,7 @@ import { nestingRefusal, overLimits } from './complexity.js';
 import { createDocumentCache, type DocumentCache, type PreparedOperation } from './documents.js';
 import { KnownOperationTypes } from './known-operation-types.js';
 import { OverlappingFieldsCanBeMerged } from './overlapping-fields.js';
+import { SingleFieldSubscriptions } from './single-field-subscriptions.js';
 import { runFastPath } from './fast-path.js';
 import { errorsBody, formatErrors } from './format-error.js';
 import { createLoaders } from './loaders.js';
@@ -82,8 +83,8 @@ export async function createGraphQLMount(opts: GraphQLOptions): Promise<GraphQLM
   const documents = fast
     ? createDocumentCache({
         schema,
-        rules: [KnownOperationTypes, OverlappingFieldsCanBeMerged],
-        replacing: [OverlappingFieldsCanBeMergedRule],
+        rules: [KnownOperationTypes, OverlappingFieldsCanBeMerged, SingleFieldSubscriptions],
+        replacing: [OverlappingFieldsCanBeMergedRule, SingleFieldSubscriptionsRule],
         compileAfter: opts.compileAfter,
         maxCost: opts.maxCost,
       })

@@ -373,7 +373,9 @@ describe('GraphQL subscriptions', () => {
       expect(res.status).toBe(status);
       expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
       const body = (await res.json()) as { errors: { extensions: unknown }[]; data?: unknown };
-      expect(body.errors.map((e) => e.extensions)).toEqual([{ code, status }]);
+      // One error, or several of one kind (a document can break more than one validation rule).
+      expect(body.errors.length).toBeGreaterThan(0);
+      expect([...new Set(body.errors.map((e) => JSON.stringify(e.extensions)))]).toEqual([JSON.stringify({ code, status })]);
       expect(body.data).toBeUndefined();
       return body;
     };
@@ -385,6 +387,12 @@ describe('GraphQL subscriptions', () => {
     await refusal(await post(staff.defaultKey, { query: 'subscription { events(types: ["pet.exploded"]) { id } }' }), 400, 'VALIDATION_FAILED');
     await refusal(await post(staff.defaultKey, { query: 'subscription { events(after: "evt_3") { id } }' }), 400, 'VALIDATION_FAILED');
     await refusal(await post(staff.defaultKey, { query: 'subscription($t: [String!]) { events(types: $t) { id } }', variables: { t: 7 } }), 400, 'VALIDATION_FAILED');
+    // graphql-js 16's single-root-field rule throws on a conditional root field; here it is a validation error.
+    for (const accept of ['text/event-stream', 'application/json']) {
+      const conditional = { query: 'subscription($x: Boolean!) { events @include(if: $x) { id } }', variables: { x: true } };
+      await refusal(await post(staff.defaultKey, conditional, accept), 400, 'GRAPHQL_VALIDATION_FAILED');
+      await refusal(await post(staff.defaultKey, { query: 'subscription { events @skip(if: "yes") { id } }' }, accept), 400, 'GRAPHQL_VALIDATION_FAILED');
+    }
     const tooCostly = 'subscription { events { category { pets(first: 100) { edges { node { category { pets(first: 100) { totalCount } } } } } } } }';
     const costly = await refusal(await post(staff.defaultKey, { query: tooCostly }), 400, 'QUERY_TOO_COMPLEX');
     expect(costly).toMatchObject({ extensions: { cost: expect.any(Number) } });
