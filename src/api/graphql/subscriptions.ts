@@ -112,50 +112,66 @@ export interface StreamOptions {
  * The response body of a started subscription, as text chunks pulled by the host as the client
  * reads: the opening, one frame per result and per heartbeat, then the closing frame once the
  * results end (the signal aborted: the client left, or the registry ended the stream) or fail.
+ * One result is asked for at a time, and only once the frame before it was taken. The waits
+ * share one wake-up and no promise outlives its wait (a stream may stay open for an hour).
  */
 export async function* subscriptionBody(results: AsyncGenerator<ExecutionResult>, opts: StreamOptions): AsyncGenerator<string> {
   const frames = opts.transport === 'sse' ? SSE_FRAMES : MULTIPART_FRAMES;
-  let beats = 0;
   let wake: (() => void) | undefined;
+  let beats = 0;
+  let stopping = opts.signal.aborted;
+  let asked = false;
+  let settled: { result: IteratorResult<ExecutionResult> } | { error: unknown } | undefined;
+  const onAbort = () => {
+    stopping = true;
+    wake?.();
+  };
+  opts.signal.addEventListener('abort', onAbort, { once: true });
   opts.every(HEARTBEAT_MS[opts.transport], () => {
     beats++;
     wake?.();
   });
-  const stopped = new Promise<'stop'>((resolve) => {
-    if (opts.signal.aborted) resolve('stop');
-    else opts.signal.addEventListener('abort', () => resolve('stop'), { once: true });
-  });
-  let pending: Promise<IteratorResult<ExecutionResult>> | undefined;
   try {
     yield frames.open;
     for (;;) {
+      if (stopping) break;
       if (beats > 0) {
         beats = 0;
         yield frames.heartbeat;
         continue;
       }
-      if (!pending) {
-        pending = results.next();
-        // Settled later or never awaited again (the stream stopped first): never unhandled.
-        pending.catch(() => undefined);
+      if (settled) {
+        const outcome = settled;
+        settled = undefined;
+        if ('error' in outcome) {
+          yield frames.failure(formatErrors([asGraphQLError(outcome.error)]));
+          break;
+        }
+        if (outcome.result.done) break;
+        yield frames.next(withExtensions(outcome.result.value, opts.extensions));
+        continue;
       }
-      const woke = new Promise<'beat'>((resolve) => (wake = () => resolve('beat')));
-      let got: IteratorResult<ExecutionResult> | 'beat' | 'stop';
-      try {
-        got = await Promise.race([pending, woke, stopped]);
-      } catch (err) {
-        yield frames.failure(formatErrors([asGraphQLError(err)]));
-        break;
-      } finally {
-        wake = undefined;
+      if (!asked) {
+        asked = true;
+        results.next().then(
+          (result) => {
+            asked = false;
+            settled = { result };
+            wake?.();
+          },
+          (error: unknown) => {
+            asked = false;
+            settled = { error };
+            wake?.();
+          },
+        );
       }
-      if (got === 'beat') continue;
-      if (got === 'stop' || got.done) break;
-      pending = undefined;
-      yield frames.next(withExtensions(got.value, opts.extensions));
+      await new Promise<void>((resolve) => (wake = resolve));
+      wake = undefined;
     }
     yield frames.close;
   } finally {
+    opts.signal.removeEventListener('abort', onAbort);
     opts.close();
     // The source ends on the aborted signal; its end is not waited for here.
     results.return(undefined).catch(() => undefined);
