@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServerProcess, exitWithin } from '../support/process.js';
 import { temporaryDirs } from '../support/files.js';
 import { mustOpen } from '../support/sse.js';
+import { checkedFetch } from '../support/http.js';
 
 const ADMIN = 'psk_enterprise_StreamProcessTestKey0123456789abcdefXYZ';
 const dataDir = temporaryDirs('petstore-streams-');
@@ -31,9 +32,11 @@ describe('event streams in the server process', { timeout: 45_000 }, () => {
     expect(age).toBeLessThan(5_000);
   });
 
-  it('on SIGTERM ends the open streams and exits with code 0', async () => {
+  it('counts open streams in /metrics; on SIGTERM ends them and exits with code 0', async () => {
     const streams = [await mustOpen(`${url}/events/stream`, { 'x-api-key': ADMIN }), await mustOpen(`${url}/events/stream`, { 'x-api-key': ADMIN })];
     for (const r of streams) await r.next();
+    // The page is rendered at most once a second: wait for one that counts both.
+    await expect.poll(async () => /^petstore_open_streams (\d+)$/m.exec(await (await checkedFetch(`${url}/metrics`)).text())?.[1], { timeout: 5_000, interval: 250 }).toBe('2');
     server.kill('SIGTERM');
     expect(await exitWithin(server, 10_000)).toEqual({ code: 0, signal: null });
     for (const r of streams) await r.untilEnd(1_000);
