@@ -699,6 +699,16 @@ export interface paths {
          *     POST or GET) to register it. The response is `application/graphql-response+json` when `Accept`
          *     prefers it, else `application/json`.
          *
+         *     Subscriptions (`subscription { events(types, after) { ... } }`) are answered as a stream, in the
+         *     transport `Accept` asks for: `text/event-stream` (graphql-sse's distinct connections mode, e.g. urql
+         *     with `fetchSubscriptions: true`) or `multipart/mixed; subscriptionSpec="1.0"` (Apollo's multipart
+         *     HTTP subscriptions, e.g. Apollo Client's `HttpLink`). Opening one costs one request of budget and
+         *     takes one of the key's open streams (shared with `GET /events/stream`; past the plan's quota
+         *     `429 TOO_MANY_STREAMS`); the events it pushes cost nothing. Until the stream starts it is refused as a
+         *     query would be, as JSON (401, 429, 400 `QUERY_TOO_COMPLEX`, 400 `VALIDATION_FAILED` for an unknown
+         *     event type or a bad `after`, 410 `EVENTS_EXPIRED` for an `after` older than the service keeps); a
+         *     subscription sent without a streaming `Accept` is 400 `BAD_REQUEST`.
+         *
          *     **Roles:** every role; each field enforces the same role rules as the REST operation it mirrors.
          */
         get: operations["graphqlGet"];
@@ -717,6 +727,16 @@ export interface paths {
          *     registers it once it passed the token, depth and cost limits (a hash that does not match the
          *     query is 400 `BAD_REQUEST`). Registrations live in the bounded per-document cache: a client
          *     whose hash was evicted simply registers it again.
+         *
+         *     Subscriptions (`subscription { events(types, after) { ... } }`) are answered as a stream, in the
+         *     transport `Accept` asks for: `text/event-stream` (graphql-sse's distinct connections mode, e.g. urql
+         *     with `fetchSubscriptions: true`) or `multipart/mixed; subscriptionSpec="1.0"` (Apollo's multipart
+         *     HTTP subscriptions, e.g. Apollo Client's `HttpLink`). Opening one costs one request of budget and
+         *     takes one of the key's open streams (shared with `GET /events/stream`; past the plan's quota
+         *     `429 TOO_MANY_STREAMS`); the events it pushes cost nothing. Until the stream starts it is refused as a
+         *     query would be, as JSON (401, 429, 400 `QUERY_TOO_COMPLEX`, 400 `VALIDATION_FAILED` for an unknown
+         *     event type or a bad `after`, 410 `EVENTS_EXPIRED` for an `after` older than the service keeps); a
+         *     subscription sent without a streaming `Accept` is 400 `BAD_REQUEST`.
          *
          *     **Roles:** every role; each field enforces the same role rules as the REST operation it mirrors.
          */
@@ -781,6 +801,23 @@ export interface components {
             /** @description `cost` (the computed cost of the query) and `rateLimit` (`limit`, `remaining`, `reset`). */
             extensions?: Record<string, never>;
         };
+        /**
+         * @description A subscription's results as graphql-sse's "distinct connections" mode writes them
+         *     (`Accept: text/event-stream`): each result an `event: next` message whose `data:` is a GraphQL
+         *     response (`data`, `errors`, `extensions`), comments (`:`) as keep-alives every 12 seconds, and
+         *     `event: complete` when the stream ends (the client left, the stream reached its maximum age, the
+         *     key was banned or revoked). A failure of the stream itself is a `next` with `errors` alone, then
+         *     `complete`.
+         */
+        GraphQLEventStream: string;
+        /**
+         * @description A subscription's results in Apollo's multipart HTTP subscription protocol
+         *     (`Accept: multipart/mixed; subscriptionSpec="1.0"`; the response is
+         *     `multipart/mixed; boundary="graphql"; subscriptionSpec="1.0"`): each part `application/json`, a
+         *     result as `{"payload": <GraphQL response>}`, a heartbeat as `{}` every 5 seconds, a failure of the
+         *     stream itself as `{"payload": null, "errors": [...]}`; the closing delimiter ends the stream.
+         */
+        GraphQLMultipartSubscription: string;
         /** @description A request refused before execution. */
         GraphQLErrorResponse: {
             /** @description Why it was refused. */
@@ -1058,6 +1095,22 @@ export interface components {
                 "application/graphql-response+json": components["schemas"]["GraphQLErrorResponse"];
             };
         };
+        /** @description `EVENTS_EXPIRED`: a subscription's `after` is below the oldest event the service keeps; subscribe again without `after` (or read the feed, `GET /events`, from the oldest kept event). */
+        GraphQLEventsExpired: {
+            headers: {
+                "API-Version": components["headers"]["API-Version"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["GraphQLErrorResponse"];
+                "application/graphql-response+json": components["schemas"]["GraphQLErrorResponse"];
+            };
+        };
         /** @description `PAYLOAD_TOO_LARGE`: the body is over 64 KiB. */
         GraphQLPayloadTooLarge: {
             headers: {
@@ -1090,7 +1143,7 @@ export interface components {
                 "application/graphql-response+json": components["schemas"]["GraphQLErrorResponse"];
             };
         };
-        /** @description `RATE_LIMITED` or `KEY_BANNED`; `Retry-After` says when to retry. */
+        /** @description `RATE_LIMITED` or `KEY_BANNED`, or `TOO_MANY_STREAMS` for a subscription past the key's open streams (SSE streams and subscriptions together: free 2, pro 10, business 50, enterprise 100); `Retry-After` says when to retry. */
         GraphQLTooManyRequests: {
             headers: {
                 "API-Version": components["headers"]["API-Version"];
@@ -3693,11 +3746,14 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["GraphQLResponse"];
                     "application/graphql-response+json": components["schemas"]["GraphQLResponse"];
+                    "text/event-stream": components["schemas"]["GraphQLEventStream"];
+                    "multipart/mixed": components["schemas"]["GraphQLMultipartSubscription"];
                 };
             };
             400: components["responses"]["GraphQLBadRequest"];
             401: components["responses"]["GraphQLUnauthenticated"];
             405: components["responses"]["GraphQLMethodNotAllowed"];
+            410: components["responses"]["GraphQLEventsExpired"];
             429: components["responses"]["GraphQLTooManyRequests"];
             500: components["responses"]["GraphQLInternal"];
             503: components["responses"]["GraphQLServiceUnavailable"];
@@ -3730,11 +3786,14 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["GraphQLResponse"];
                     "application/graphql-response+json": components["schemas"]["GraphQLResponse"];
+                    "text/event-stream": components["schemas"]["GraphQLEventStream"];
+                    "multipart/mixed": components["schemas"]["GraphQLMultipartSubscription"];
                 };
             };
             400: components["responses"]["GraphQLBadRequest"];
             401: components["responses"]["GraphQLUnauthenticated"];
             405: components["responses"]["GraphQLMethodNotAllowed"];
+            410: components["responses"]["GraphQLEventsExpired"];
             413: components["responses"]["GraphQLPayloadTooLarge"];
             415: components["responses"]["GraphQLUnsupportedMediaType"];
             429: components["responses"]["GraphQLTooManyRequests"];
