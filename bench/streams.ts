@@ -47,7 +47,7 @@ export async function streamRows(pin: boolean): Promise<Row[]> {
   const adminKey = newAdminKey();
   const server = await startChild({
     name: 'petstore server (event streams)',
-    args: ['--expose-gc', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), '--import', PROBE, 'bin/start.mjs'],
+    args: ['--expose-gc', '--import', PROBE, 'bin/start.mjs'],
     cwd: ROOT,
     cpu: pin ? SERVER_CPU : undefined,
     timeoutMs: 60_000,
