@@ -33,6 +33,8 @@ interface Probe {
   eldP99Ms: number;
   rss: number;
   heap: number;
+  /** The longest stall during which the main thread was running (10 ms CPU ticks): the code's, not the machine's. */
+  busyMaxMs: number;
 }
 
 /** One stream as this process reads it: the arrival time of each event's frame, by sequence. */
@@ -47,7 +49,7 @@ export async function streamRows(pin: boolean): Promise<Row[]> {
   const adminKey = newAdminKey();
   const server = await startChild({
     name: 'petstore server (event streams)',
-    args: ['--expose-gc', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), '--import', PROBE, 'bin/start.mjs'],
+    args: ['--expose-gc', '--import', PROBE, 'bin/start.mjs'],
     cwd: ROOT,
     cpu: pin ? SERVER_CPU : undefined,
     timeoutMs: 60_000,
@@ -87,14 +89,15 @@ export async function streamRows(pin: boolean): Promise<Row[]> {
     const rssPerStream = (open.rss - idle.rss) / STREAMS;
     const heapPerStream = (open.heap - idle.heap) / STREAMS;
 
-    // The fan-out: one event at a time, each timed from the moment its POST is sent.
-    // The streams started with the next new event, and only these POSTs write: the i-th sequence
-    // any stream saw is the i-th POST's event.
-    const sentTimes: number[] = [];
+    // The fan-out: one event at a time. The streams started with the next new event, and only these
+    // POSTs write: the i-th sequence any stream saw is the i-th POST's event.
+    const sent: number[] = [];
+    const answered: number[] = [];
     const cpuBefore = server.cpuMs();
     for (let i = 0; i < EVENTS; i++) {
-      sentTimes.push(performance.now());
+      sent.push(performance.now());
       await json(server.url, 'POST', '/categories', adminKey, { name: `fan-out ${i}` });
+      answered.push(performance.now());
       await sleep(GAP_MS);
     }
     await sleep(500);
@@ -104,24 +107,34 @@ export async function streamRows(pin: boolean): Promise<Row[]> {
     const cpuUsPerDelivery = cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1000) / (EVENTS * STREAMS);
     const sequences = [...new Set(readers.flatMap((r) => [...r.arrived.keys()]))].sort((a, b) => a - b);
     if (sequences.length !== EVENTS) throw new Error(`the streams saw ${sequences.length} events, ${EVENTS} were written`);
-    const sentAt = new Map(sequences.map((seq, i) => [seq, sentTimes[i]!]));
 
-    const latencies: number[] = [];
+    // An event exists from its commit, which is before both its POST's answer and its first frame
+    // anywhere: the earlier of the two stands for it (a bound that errs toward a longer delivery by
+    // at most the answer's way back). The time from the POST sent (the durable write included) is printed too.
+    const fromCommit: number[] = [];
+    const fromSent: number[] = [];
+    const writes: number[] = [];
     let missing = 0;
-    for (const r of readers) {
-      for (const [seq, t0] of sentAt) {
-        const at = r.arrived.get(seq);
+    sequences.forEach((seq, i) => {
+      const arrivals = readers.map((r) => r.arrived.get(seq));
+      const first = Math.min(...arrivals.filter((t): t is number => t !== undefined));
+      const committed = Math.min(answered[i]!, first);
+      writes.push(answered[i]! - sent[i]!);
+      for (const at of arrivals) {
         if (at === undefined) missing++;
-        else latencies.push(at - t0);
+        else {
+          fromCommit.push(at - committed);
+          fromSent.push(at - sent[i]!);
+        }
       }
-    }
-    latencies.sort((a, b) => a - b);
-    const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((latencies.length * p) / 100))] ?? Number.NaN;
-    const p99 = pct(99);
+    });
+    const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] ?? Number.NaN;
+    const p99 = pct(fromCommit, 99);
     const ended = readers.filter((r) => r.ended).length;
     console.log(
-      `  event streams: ${STREAMS} open in ${int(openMs)} ms; ${EVENTS} events, delivery p50 ${ms(pct(50))} ms, p99 ${ms(p99)} ms, max ${ms(latencies.at(-1) ?? Number.NaN)} ms, ${missing} missing, ${ended} ended early; ` +
-        `RSS ${(rssPerStream / 1000).toFixed(1)} kB/stream, heap ${(heapPerStream / 1000).toFixed(1)} kB/stream; longest stall during fan-out ${ms(fanOut.eldMaxMs)} ms (p99 ${ms(fanOut.eldP99Ms)} ms); server CPU ${cpuUsPerDelivery?.toFixed(1) ?? '-'} µs per delivery`,
+      `  event streams: ${STREAMS} open in ${int(openMs)} ms; ${EVENTS} events, delivery from commit p50 ${ms(pct(fromCommit, 50))} ms, p99 ${ms(p99)} ms, max ${ms(pct(fromCommit, 100))} ms ` +
+        `(from the POST sent: p50 ${ms(pct(fromSent, 50))}, p99 ${ms(pct(fromSent, 99))} ms; the POST itself p50 ${ms(pct(writes, 50))}, max ${ms(pct(writes, 100))} ms), ${missing} missing, ${ended} ended early; ` +
+        `RSS ${(rssPerStream / 1000).toFixed(1)} kB/stream, heap ${(heapPerStream / 1000).toFixed(1)} kB/stream; longest stall during fan-out ${ms(fanOut.eldMaxMs)} ms (p99 ${ms(fanOut.eldP99Ms)} ms, the thread running for ${ms(fanOut.busyMaxMs)} ms of it at most); server CPU ${cpuUsPerDelivery?.toFixed(1) ?? '-'} µs per delivery`,
     );
     const pass = p99 <= MAX_P99_MS && rssPerStream <= MAX_BYTES_PER_STREAM && fanOut.eldMaxMs <= MAX_STALL_MS;
     return [
@@ -131,10 +144,11 @@ export async function streamRows(pin: boolean): Promise<Row[]> {
         target: `p99 <= ${MAX_P99_MS} ms; <= ${MAX_BYTES_PER_STREAM / 1000} kB; stall <= ${MAX_STALL_MS} ms`,
         pass,
         detail:
-          `delivery from the POST sent to the frame received, ${int(latencies.length)} deliveries: p50 ${ms(pct(50))} ms, p90 ${ms(pct(90))} ms, max ${ms(latencies.at(-1) ?? Number.NaN)} ms; ` +
+          `delivery from the commit (the earlier of the POST's answer and the event's first frame) to the frame received, ${int(fromCommit.length)} deliveries: p50 ${ms(pct(fromCommit, 50))} ms, p90 ${ms(pct(fromCommit, 90))} ms, max ${ms(pct(fromCommit, 100))} ms; ` +
+          `from the POST sent: p50 ${ms(pct(fromSent, 50))} ms, p99 ${ms(pct(fromSent, 99))} ms (the durable POST itself: p50 ${ms(pct(writes, 50))} ms, max ${ms(pct(writes, 100))} ms); ` +
           `${STREAMS} streams opened in ${int(openMs)} ms from ${ADDRESSES.length} loopback addresses with ${KEYS} enterprise keys; ` +
           `RSS ${mibOf(idle.rss)} idle, ${mibOf(open.rss)} with the streams open (after a full GC each), heap ${(heapPerStream / 1000).toFixed(1)} kB/stream; ` +
-          `event loop during the fan-out (monitorEventLoopDelay): max ${ms(fanOut.eldMaxMs)} ms, p99 ${ms(fanOut.eldP99Ms)} ms; ` +
+          `event loop during the fan-out (monitorEventLoopDelay): max ${ms(fanOut.eldMaxMs)} ms, p99 ${ms(fanOut.eldP99Ms)} ms; longest stall with the main thread running (its CPU ticks) ${ms(fanOut.busyMaxMs)} ms; ` +
           `server CPU during the fan-out ${cpuUsPerDelivery?.toFixed(1) ?? '-'} µs per delivery (its POSTs included)`,
         unexpected: missing + ended,
       },
@@ -160,7 +174,7 @@ function probe(server: Child, lines: string[]): Promise<Probe> {
       clearInterval(poll);
       if (!line) return reject(new Error('the server\'s stream probe did not answer'));
       const f = line.split(' ');
-      resolve({ eldMaxMs: Number(f[2]), eldP99Ms: Number(f[4]), rss: Number(f[6]), heap: Number(f[8]) });
+      resolve({ eldMaxMs: Number(f[2]), eldP99Ms: Number(f[4]), rss: Number(f[6]), heap: Number(f[8]), busyMaxMs: Number(f[10]) });
     }, 5);
   });
 }

@@ -26,7 +26,7 @@ import type { Plan, Principal } from './records.js';
 export const STREAM_QUOTA: Record<Plan, number> = { free: 2, pro: 10, business: 50, enterprise: 100 };
 
 /** How often open streams are checked: a revocation or ban ends them well within one second. */
-export const CHECK_EVERY_MS = 500;
+export const CHECK_EVERY_MS = 250;
 
 /** Retry-After of TOO_MANY_STREAMS: a slot frees when one of the key's streams ends, which no one can foresee. */
 export const QUOTA_RETRY_AFTER_SECONDS = 5;
