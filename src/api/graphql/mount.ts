@@ -32,7 +32,7 @@ import type { GraphQLContext } from './context.js';
 import type { Contract } from '../../contract/openapi.js';
 import { buildSchema, createApollo } from './apollo.js';
 import { nestingRefusal, overLimits } from './complexity.js';
-import { createDocumentCache, type DocumentCache, type PreparedOperation } from './documents.js';
+import { createDocumentCache, type DocumentCache, type Prepared, type PreparedOperation } from './documents.js';
 import { KnownOperationTypes } from './known-operation-types.js';
 import { OverlappingFieldsCanBeMerged } from './overlapping-fields.js';
 import { SingleFieldSubscriptions } from './single-field-subscriptions.js';
@@ -148,31 +148,13 @@ async function answeredWithoutApollo(
   if (!documents) {
     // Apollo alone: the nesting rule still comes before its parser recurses into the document.
     const tooNested = request?.query !== undefined ? nestingRefusal(request.query, MAX_TOKENS) : undefined;
-    if (!tooNested) return false;
-    answer(x, 400, JSON.stringify({ errors: formatErrors([tooNested]), extensions: x.rateLimit && { rateLimit: x.rateLimit } }), type);
-    return true;
+    return tooNested ? refused(x, type, { errors: [tooNested] }) : false;
   }
   const query = request && queryOf(request, documents);
   if (!request || query === undefined) return false;
   const prepared = documents.prepare(query);
-  if (prepared.kind === 'tooComplex') {
-    // As Apollo answers a refusal by the complexity plugin: the measured cost in extensions.
-    const { error, cost } = prepared.refusal(request.operationName);
-    answer(x, 400, JSON.stringify({ errors: formatErrors([error]), extensions: { ...(x.rateLimit && { rateLimit: x.rateLimit }), cost } }), type);
-    return true;
-  }
-  if (prepared.kind === 'tooManyTokens' || prepared.kind === 'tooNested' || prepared.kind === 'invalid') {
-    // Apollo's words for the first and the last (a parse error mapped to QUERY_TOO_COMPLEX,
-    // validation errors); lists nested too deep never reach a parser.
-    const errors =
-      prepared.kind === 'invalid'
-        ? prepared.errors.map((e) => apolloError(e, 'GRAPHQL_VALIDATION_FAILED'))
-        : prepared.kind === 'tooNested'
-          ? [prepared.error]
-          : [apolloError(prepared.error, 'GRAPHQL_PARSE_FAILED')];
-    answer(x, 400, JSON.stringify({ errors: formatErrors(errors), extensions: x.rateLimit && { rateLimit: x.rateLimit } }), type);
-    return true;
-  }
+  const refusal = refusalOf(prepared, request.operationName);
+  if (refusal) return refused(x, type, refusal);
   const op = prepared.kind === 'valid' ? prepared.operation(request.operationName) : undefined;
   if (prepared.kind === 'valid' && op?.operation.operation === 'subscription') {
     // Never the fast path's nor Apollo's: neither runs subscriptions over HTTP.
@@ -239,6 +221,37 @@ async function answerSubscription(x: Exchange, type: string, s: SubscriptionRequ
   x.status = 200;
   x.type = SUBSCRIPTION_MEDIA_TYPES[transport];
   x.body = byteStream(chunks, close);
+}
+
+/**
+ * Why a prepared document is refused before it runs, if it is: over the depth or cost limit
+ * (with the measured cost, as Apollo's complexity plugin says it), too many tokens (Apollo's parse
+ * error, mapped to QUERY_TOO_COMPLEX), lists nested too deep (never reaching a parser), or its
+ * validation errors in Apollo's words. A syntax error is left to Apollo.
+ */
+function refusalOf(prepared: Prepared, operationName: string | undefined): { errors: GraphQLError[]; cost?: number } | undefined {
+  switch (prepared.kind) {
+    case 'tooComplex': {
+      const { error, cost } = prepared.refusal(operationName);
+      return { errors: [error], cost };
+    }
+    case 'tooManyTokens':
+      return { errors: [apolloError(prepared.error, 'GRAPHQL_PARSE_FAILED')] };
+    case 'tooNested':
+      return { errors: [prepared.error] };
+    case 'invalid':
+      return { errors: prepared.errors.map((e) => apolloError(e, 'GRAPHQL_VALIDATION_FAILED')) };
+    default:
+      return undefined;
+  }
+}
+
+/** Answers a refusal: 400, the errors, and in extensions the budget and the cost, when measured. */
+function refused(x: Exchange, type: string, refusal: { errors: GraphQLError[]; cost?: number }): true {
+  const rateLimit = x.rateLimit && { rateLimit: x.rateLimit };
+  const extensions = refusal.cost === undefined ? rateLimit : { ...rateLimit, cost: refusal.cost };
+  answer(x, 400, JSON.stringify({ errors: formatErrors(refusal.errors), extensions }), type);
+  return true;
 }
 
 /** Runs the request through Apollo's whole pipeline and answers with what it says. */
