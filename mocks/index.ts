@@ -44,6 +44,8 @@ export interface MockOptions {
   /** As PETSTORE_EVENTS_RETENTION_DAYS and PETSTORE_EVENTS_MAX (default 7 and 100,000). */
   eventsRetentionDays?: number;
   eventsMax?: number;
+  /** As PETSTORE_STREAM_MAX_SECONDS (default 3600): how long one event stream or subscription stays open. */
+  streamMaxSeconds?: number;
   /**
    * Requests under baseUrl on a path outside the contract: 'answer' (default) as the server does
    * (404 NOT_FOUND; 401 without a key); 'unhandled' leaves them to MSW's `onUnhandledRequest`,
@@ -107,6 +109,7 @@ export function createPetstoreMocks(options: MockOptions = {}): PetstoreMocks {
     ],
     bans: { banSeconds: options.banSeconds ?? 900 },
     eventRetention: { days: options.eventsRetentionDays ?? DEFAULT_RETENTION.days, max: options.eventsMax ?? DEFAULT_RETENTION.max },
+    streams: { maxSeconds: options.streamMaxSeconds },
   });
   const limiter = new RateLimiter({ clock, maxEntries: options.limiterEntries });
   const scenario: ScenarioState = { current: null };

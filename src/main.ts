@@ -67,7 +67,7 @@ async function main(): Promise<void> {
   // However the process ends (but kill -9), the lock file goes with it.
   process.on('exit', () => persistent.release());
   const store = persistent.store;
-  const services = createServices({ store, clock, adminSecret: config.adminKey, bans: { banSeconds: config.banSeconds }, eventRetention: config.eventRetention });
+  const services = createServices({ store, clock, adminSecret: config.adminKey, bans: { banSeconds: config.banSeconds }, eventRetention: config.eventRetention, streams: { maxSeconds: config.streamMaxSeconds } });
 
   await persistent.exclusively(async () => {
     const secret = await services.keys.bootstrap();
@@ -145,6 +145,8 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     clearInterval(sweep);
     clearInterval(eventRetention);
+    // Open streams (SSE, subscriptions) end now, so close() does not wait for them: clients resume.
+    services.streams.close();
     metricsServer?.close();
     metricsServer?.closeAllConnections();
     // close() stops accepting and waits for requests in flight; idle keep-alive sockets go now.

@@ -173,6 +173,8 @@ export interface PetStoreClient {
   iterateEvents(query?: Query<'/events', 'get'>, options?: RequestOptions): AsyncGenerator<Item<'/events', 'get'>, void, undefined>;
   /** `GET /events/{eventId}`. */
   getEvent(eventId: Param<'/events/{eventId}', 'get', 'eventId'>, options?: RequestOptions): Promise<Ok<'/events/{eventId}', 'get'>>;
+  /** `POST /events/stream-tokens`: a token that opens one event stream (`GET /events/stream?token=`) within 60 s, for `EventSource`. */
+  createStreamToken(options?: PostOptions): Promise<Ok<'/events/stream-tokens', 'post'>>;
 
   // Admin
   /** `POST /admin/keys` (beta): the reply holds the secret, once. */

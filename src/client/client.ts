@@ -171,6 +171,7 @@ export function createClient(options: ClientOptions): PetStoreClient {
     listEvents: (query, opts) => list('/events', q(query), opts),
     iterateEvents: (query, opts) => items(() => client.listEvents(query, opts), opts),
     getEvent: (eventId, opts) => call('get', '/events/{eventId}', { path: { eventId } }, opts),
+    createStreamToken: (opts) => call('post', '/events/stream-tokens', {}, opts),
 
     listKeys: (query, opts) => list('/admin/keys', q(query), opts),
     iterateKeys: (query, opts) => items(() => client.listKeys(query, opts), opts),
@@ -314,7 +315,9 @@ type NotInClient =
   | 'readyz'
   | 'metrics'
   | 'graphqlGet'
-  | 'graphqlPost';
+  | 'graphqlPost'
+  // the event stream is read as a stream, not called as a method
+  | 'streamEvents';
 type Uncovered = Exclude<keyof operations, keyof PetStoreClient | NotInClient>;
 type Covered = [Uncovered] extends [never] ? true : { missingClientMethods: Uncovered };
 const covered: Covered = true;

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createAjv, deref, inDoc, loadContract, operationsOf, type JsonSchema, type Operation, type Parameter } from '../../src/contract/openapi.js';
 import { seedDemoData } from '../../src/service/seed.js';
 import { startServer, type TestServer } from '../support/server.js';
+import { openStream } from '../support/sse.js';
 
 const { doc } = loadContract();
 const ajv = createAjv(doc);
@@ -26,6 +27,8 @@ interface Example {
   url: string;
   headers: Record<string, string>;
   body?: { name: string; value: unknown; schema: JsonSchema };
+  /** The operation answers an event stream (text/event-stream). */
+  streams?: boolean;
 }
 
 /** A parameter example in its URL form (form style, explode false: a comma list). */
@@ -52,7 +55,8 @@ function examples(): Example[] {
     const content = op.requestBody ? deref<NonNullable<Operation['requestBody']>>(doc, op.requestBody).content?.['application/json'] : undefined;
     const bodies = Object.entries(((content as { examples?: Record<string, { value: unknown }> } | undefined)?.examples ?? {}) as Record<string, { value: unknown }>);
     if (content && bodies.length === 0) throw new Error(`${method} ${path}: the request body has no example`);
-    if (bodies.length === 0) out.push({ operationId: op.operationId, method, url, headers });
+    const streams = Object.hasOwn(deref<{ content?: object }>(doc, op.responses['200'] ?? {}).content ?? {}, 'text/event-stream');
+    if (bodies.length === 0) out.push({ operationId: op.operationId, method, url, headers, ...(streams && { streams }) });
     for (const [name, { value }] of bodies) out.push({ operationId: op.operationId, method, url, headers, body: { name, value, schema: content!.schema } });
   }
   return out;
@@ -85,6 +89,13 @@ describe("the OpenAPI document's examples", () => {
       if (e.url.startsWith('/admin/')) {
         // Key 1 is the printed admin key of a first start; the example key, 2, is the first made after it.
         for (const name of ['bootstrap admin', 'shop front']) expect((await t.admin.post('/admin/keys', { name, role: 'customer', plan: 'free' })).status).toBe(201);
+      }
+      if (e.streams) {
+        // An event stream does not end: its head is checked, then the client leaves.
+        const opened = await openStream(t.url + e.url, { ...e.headers, 'x-api-key': t.admin.defaultKey! });
+        expect(opened.ok, opened.ok ? '' : opened.res.text).toBe(true);
+        if (opened.ok) opened.reader.close();
+        return;
       }
       const res = await t.admin.request(e.method, e.url, { headers: e.headers, ...(e.body ? { body: e.body.value } : {}) });
       if (e.method === 'GET') expect(res.status, res.text.slice(0, 300)).toBe(200);

@@ -33,6 +33,8 @@ export interface TestServerOptions {
   ready?: () => Promise<boolean>;
   /** Keep the limiter's state in this Redis (a RedisLimiter on the test's clock, keys of its own). */
   redisUrl?: string;
+  /** PETSTORE_STREAM_MAX_SECONDS. */
+  streamMaxSeconds?: number;
 }
 
 export interface TestServer {
@@ -61,7 +63,7 @@ export async function startServer(opts: TestServerOptions = {}): Promise<TestSer
   const redis = opts.redisUrl ? new RedisLimiter({ url: opts.redisUrl, clock, prefix: `test-server:${process.pid}:${++servers}:`, timeoutMs: 2_000 }) : undefined;
   if (redis && !(await redis.connected(5_000))) throw new Error(`no connection to ${opts.redisUrl} within 5 s`);
   const store = opts.store ?? new MemoryStore();
-  const services = createServices({ store, clock, adminSecret: ADMIN_SECRET, bans: { banSeconds: 900 }, eventRetention: opts.eventRetention });
+  const services = createServices({ store, clock, adminSecret: ADMIN_SECRET, bans: { banSeconds: 900 }, eventRetention: opts.eventRetention, streams: { maxSeconds: opts.streamMaxSeconds } });
   const app = await createApp({
     contract,
     services,
@@ -93,6 +95,7 @@ export async function startServer(opts: TestServerOptions = {}): Promise<TestSer
       return Object.assign(new Api(url, res.body.key), { keyId: res.body.id as number });
     },
     async close() {
+      services.streams.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await redis?.close();

@@ -33,6 +33,8 @@ export interface TargetOptions {
   corsOrigins?: string[];
   /** PETSTORE_EVENTS_RETENTION_DAYS and PETSTORE_EVENTS_MAX. */
   eventRetention?: { days: number; max: number };
+  /** PETSTORE_STREAM_MAX_SECONDS. */
+  streamMaxSeconds?: number;
 }
 
 export interface Target {
@@ -152,6 +154,7 @@ async function startMocksTarget(opts: TargetOptions): Promise<Target> {
     corsOrigins: opts.corsOrigins,
     eventsRetentionDays: opts.eventRetention?.days,
     eventsMax: opts.eventRetention?.max,
+    streamMaxSeconds: opts.streamMaxSeconds,
   });
   server.listen({ onUnhandledRequest: 'error' });
   mocksListening = true;

@@ -96,18 +96,27 @@ export async function createApp(deps: AppDeps): Promise<Koa> {
     // The pipeline's answer is complete (status, every header, a serialised body), so it goes to
     // the socket as it is: Koa's own response handling would only copy it header by header.
     ctx.respond = false;
+    // A stream (an event stream, a subscription) outlives this middleware: it is counted and logged
+    // when its head goes out, its duration being the time to answer, not how long the client listened.
+    const streaming = res.body instanceof ReadableStream;
     send(ctx.res, method === 'HEAD', res);
     metrics.observe(method, res.operationId, res.status, (performance.now() - start) / 1000);
-    if (logger.isLevelEnabled('debug')) logger.debug({ method, path, status: res.status, keyId: res.keyId, ip: req.ip }, 'request');
+    if (logger.isLevelEnabled('debug')) logger.debug({ method, path, status: res.status, keyId: res.keyId, ip: req.ip, ...(streaming && { stream: true }) }, 'request');
   });
 
   // Case-sensitive as the document's paths are; a trailing slash matches (strict: false).
   const router = new Router({ sensitive: true, strict: false });
-  for (const { method, pattern, operationId } of routeTable(deps.contract.doc)) {
+  const table = routeTable(deps.contract.doc);
+  // A literal path of the document (/events/stream-tokens) is never a template's parameter
+  // (/events/{eventId}), whatever the method: the pipeline answers the method it lacks (405).
+  const literals = new Set(table.filter((r) => !r.path.includes('{')).map((r) => r.path));
+  for (const { method, path: template, pattern, operationId } of table) {
     const verb = VERBS[method];
     if (!verb) throw new Error(`no route for ${method} ${pattern} (${operationId})`);
+    const templated = template.includes('{');
     router[verb](pattern, async (ctx) => {
       const state = ctx.state as HostState;
+      if (templated && literals.has(withoutTrailingSlash(state.request.path))) throw new Unrouted();
       state.response = await pipeline(state.request, { operationId, params: ctx.params });
     });
   }
@@ -127,6 +136,10 @@ class Unrouted extends Error {}
 
 const VERBS: Record<string, 'get' | 'post' | 'put' | 'patch' | 'delete'> = { GET: 'get', POST: 'post', PUT: 'put', PATCH: 'patch', DELETE: 'delete' };
 
+function withoutTrailingSlash(path: string): string {
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
+
 /** An origin-form request target ("/pets?limit=2") as path and query string. */
 function splitTarget(url: string): { path: string; search: string } {
   const q = url.indexOf('?');
@@ -139,13 +152,63 @@ const BODILESS = new Set([204, 205, 304]);
 /** Writes the pipeline's response; a HEAD answer carries the GET answer's Content-Length and no body. */
 function send(out: ServerResponse, head: boolean, res: ApiResponse): void {
   if (BODILESS.has(res.status)) {
+    if (res.body instanceof ReadableStream) void res.body.cancel();
     out.writeHead(res.status, res.headers);
     out.end();
     return;
   }
+  if (res.body instanceof ReadableStream) return sendStream(out, head, res, res.body);
   const body = res.body ?? '';
   const headers = res.headers;
   headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
   out.writeHead(res.status, headers);
   out.end(head ? undefined : body);
+}
+
+/**
+ * Sends a streaming body chunk by chunk as the stream yields them (chunked, no Content-Length;
+ * Node writes each chunk to the socket at once), waiting for the socket to drain when it is
+ * full, and cancels the stream as soon as the client goes away, which is how the answer learns
+ * of it. A HEAD answer sends the head alone and cancels the stream.
+ */
+function sendStream(out: ServerResponse, head: boolean, res: ApiResponse, body: ReadableStream<Uint8Array>): void {
+  delete res.headers['content-length'];
+  out.writeHead(res.status, res.headers);
+  if (head) {
+    void body.cancel();
+    out.end();
+    return;
+  }
+  out.flushHeaders();
+  const reader = body.getReader();
+  const gone = () => void reader.cancel().catch(() => undefined);
+  out.once('close', gone);
+  void (async () => {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done || out.destroyed) break;
+        if (!out.write(value)) await drained(out);
+      }
+      out.end();
+    } catch {
+      // The stream failed after its head went out: all that can be said is to cut the response short.
+      out.destroy();
+    } finally {
+      out.off('close', gone);
+    }
+  })();
+}
+
+/** Resolves when a full socket drained, or the response closed. */
+function drained(out: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      out.off('drain', done);
+      out.off('close', done);
+      resolve();
+    };
+    out.on('drain', done);
+    out.on('close', done);
+  });
 }
