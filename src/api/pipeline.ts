@@ -28,6 +28,7 @@ import { petHandlers } from './rest/handlers/pets.js';
 import { inventoryHandlers } from './rest/handlers/inventory.js';
 import { orderHandlers } from './rest/handlers/orders.js';
 import { eventHandlers } from './rest/handlers/events.js';
+import { webhookHandlers } from './rest/handlers/webhooks.js';
 import { compileRoutes } from './rest/routes.js';
 import type { Handlers } from './rest/handler.js';
 
@@ -82,6 +83,7 @@ export async function createPipeline(deps: PipelineDeps): Promise<Pipeline> {
       ...inventoryHandlers(services),
       ...adminHandlers(services),
       ...eventHandlers(services),
+      ...webhookHandlers(services),
       ...deps.hostHandlers,
     },
   });

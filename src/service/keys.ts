@@ -118,6 +118,14 @@ export class KeyService {
     throw new UnauthenticatedError(secret ? 'The API key is not valid.' : 'An API key is required in the X-API-Key header.');
   }
 
+  /** The principal of a key by id as it stands now (undefined once revoked): webhooks deliver with their owner's current role. */
+  async principalOf(keyId: number): Promise<Principal | undefined> {
+    const builtIn = this.builtIn.find((k) => k.principal.keyId === keyId);
+    if (builtIn) return builtIn.principal;
+    const rec = keyId > ENV_ADMIN_ID ? await this.store.getKey(keyId) : undefined;
+    return rec && { keyId: rec.id, role: rec.role, plan: rec.plan, perMinute: rec.perMinute, perDay: rec.perDay };
+  }
+
   async create(actor: Principal, input: NewKey): Promise<CreatedKey> {
     requireAdmin(actor);
     return this.insert(input);

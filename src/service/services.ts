@@ -10,6 +10,9 @@ import { OrderService } from './orders.js';
 import { PetService } from './pets.js';
 import type { Clock } from './clock.js';
 import type { Store } from './store-port.js';
+import { WebhookEngine, type WebhookEngineOptions } from './webhook-engine.js';
+import type { WebhookNetwork } from './webhook-network.js';
+import { WebhookService } from './webhooks.js';
 
 export interface ServiceOptions {
   store: Store;
@@ -21,7 +24,19 @@ export interface ServiceOptions {
   bans: BanPolicy;
   /** PETSTORE_EVENTS_RETENTION_DAYS and PETSTORE_EVENTS_MAX (default 7 days, 100,000 events). */
   eventRetention?: EventRetention;
+  /**
+   * How webhooks reach receivers (the server's SSRF-safe sender, the mocks' onWebhook), and
+   * PETSTORE_WEBHOOK_ALLOW_HOSTS and PETSTORE_WEBHOOK_RETRY_BASE_SECONDS. Without a network no URL
+   * can be registered (but for allowed hosts) and no delivery leaves.
+   */
+  webhooks?: Partial<WebhookEngineOptions> & { allowHosts?: readonly string[] };
 }
+
+/** Webhooks without a network: no host can be checked, so none may be registered, and nothing is sent. */
+const NO_NETWORK: WebhookNetwork = {
+  refuse: async () => 'cannot be checked by this process',
+  send: async () => ({ error: 'blocked' }),
+};
 
 export interface Services {
   pets: PetService;
@@ -32,18 +47,26 @@ export interface Services {
   bans: BanService;
   idempotency: IdempotencyService;
   events: EventLogService;
+  webhooks: WebhookService;
+  /** Delivers webhooks once started (the server and the mocks start it; tools that only read do not). */
+  webhookEngine: WebhookEngine;
 }
 
-export function createServices({ store, clock, adminSecret, builtInKeys = [], bans, eventRetention }: ServiceOptions): Services {
+export function createServices({ store, clock, adminSecret, builtInKeys = [], bans, eventRetention, webhooks = {} }: ServiceOptions): Services {
   const events = new EventWriter(clock, eventRetention);
+  const keys = new KeyService(store, clock, [...(adminSecret ? [envAdminKey(adminSecret)] : []), ...builtInKeys]);
+  const network = webhooks.network ?? NO_NETWORK;
+  const webhookEngine = new WebhookEngine(store, clock, events, keys, { ...webhooks, network });
   return {
     pets: new PetService(store, events),
     categories: new CategoryService(store, events),
     orders: new OrderService(store, clock, events),
     inventory: new InventoryService(store, events),
-    keys: new KeyService(store, clock, [...(adminSecret ? [envAdminKey(adminSecret)] : []), ...builtInKeys]),
+    keys,
     bans: new BanService(store, clock, bans),
     idempotency: new IdempotencyService(store, clock),
     events: new EventLogService(store, clock, events.retention),
+    webhooks: new WebhookService(store, clock, webhookEngine, { network, allowHosts: webhooks.allowHosts }),
+    webhookEngine,
   };
 }
