@@ -150,5 +150,64 @@ export function sharedClusterSuite(title: string, opts: ClusterOptions = {}): vo
       // Each listens again by itself, and says so once.
       for (const [i, g] of gw.entries()) expect(await within(10_000, async () => logged(g, /^listening for changed keys and bans again/) === before[i]! + 1)).toBe(true);
     });
+
+    /** The sequences of the feed after `after`, every page, as `g` answers them. */
+    async function feedAfter(g: Gateway, after: number): Promise<number[]> {
+      const feed: number[] = [];
+      for (let cursor = after; ; ) {
+        const res = await g.admin.get(`/events?after=${cursor}&limit=100`);
+        expect(res.status).toBe(200);
+        const page = res.body as { sequence: number }[];
+        if (page.length === 0) return feed;
+        feed.push(...page.map((e) => e.sequence));
+        cursor = feed.at(-1)!;
+      }
+    }
+    const latest = async (g: Gateway) => (await feedAfter(g, 0)).at(-1) ?? 0;
+
+    it('show an event committed through one gateway to a follower of the feed on each other within a second', async () => {
+      for (const [i, writer] of gw.entries()) {
+        const after = await latest(writer);
+        const made = await writer.admin.post('/categories', { name: `Followed ${i}` });
+        expect(made.status).toBe(201);
+        const t0 = Date.now();
+        for (const follower of gw.filter((g) => g !== writer)) {
+          const seen = await within(1_000, async () => {
+            const page = (await follower.admin.get(`/events?after=${after}&type=category.created`)).body as { data: { object: { id: number } } }[];
+            return page.some((e) => e.data.object.id === made.body.id);
+          });
+          expect(seen).toBe(true);
+        }
+        expect(Date.now() - t0).toBeLessThan(1_000);
+      }
+    });
+
+    it('never show a follower on any gateway an event below a sequence it has seen, with writers on all three', async () => {
+      const start = await latest(gw[0]!);
+      const petId = await makePet(gw[0]!.admin, 'Followed', 1_000);
+      let writing = true;
+      // Followers resume after the last sequence they saw, as a client does: one that became visible below it would be missed.
+      const followers = gw.map(async (g) => {
+        const seen: number[] = [];
+        let cursor = start;
+        for (let round = 0; round < 2_000; round++) {
+          const last = !writing;
+          const res = await g.admin.get(`/events?after=${cursor}&limit=100`);
+          expect(res.status).toBe(200);
+          const page = res.body as { sequence: number }[];
+          for (const e of page) seen.push((cursor = e.sequence));
+          if (last && page.length === 0) break;
+        }
+        return seen;
+      });
+      await spread(60, (g, i) => (i % 2 ? g.admin.post('/store/orders', { petId, quantity: 1 }) : g.admin.post('/categories', { name: `Raced feed ${i}` })));
+      writing = false;
+      const seen = await Promise.all(followers);
+      const feed = await feedAfter(gw[1]!, start);
+      // 30 categories (one event each) and 30 orders (order.placed and inventory.changed each), consecutive.
+      expect(feed).toEqual(Array.from({ length: feed.length }, (_, i) => start + 1 + i));
+      expect(feed.length).toBeGreaterThanOrEqual(90 + 3);
+      for (const s of seen) expect(s).toEqual(feed);
+    });
   });
 }

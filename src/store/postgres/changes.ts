@@ -5,9 +5,15 @@
  * that connection is up the feed is live; when it is lost, every listener is told to forget all
  * (`{ kind: 'all' }`) and it connects again every `retryMs` until it listens again (when listeners
  * are told to forget all once more: what changed meanwhile was not heard).
+ *
+ * The same connection LISTENs for events (EVENTS_CHANNEL, notified by every transaction that
+ * appends events, with its latest sequence): a wake-up only, since the event log's table is the
+ * truth and the store polls it too (postgres-store.ts), so a notification lost with the
+ * connection delays an event by less than a second.
  */
 import pg from 'pg';
 import type { ChangeFeed, StoreChange } from '../../service/store-port.js';
+import { EVENTS_CHANNEL } from './postgres-tx.js';
 
 export const CHANNEL = 'petstore_changes';
 
@@ -29,6 +35,7 @@ export interface ListenOptions {
 
 export class PostgresChanges implements ChangeFeed {
   private readonly listeners: ((c: StoreChange) => void)[] = [];
+  private readonly eventListeners: ((latest: number) => void)[] = [];
   private client: pg.Client | undefined;
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
@@ -44,6 +51,11 @@ export class PostgresChanges implements ChangeFeed {
 
   onChange(listener: (c: StoreChange) => void): void {
     this.listeners.push(listener);
+  }
+
+  /** Told the latest sequence of each transaction that appended events, through whichever process. */
+  onEventsCommitted(listener: (latest: number) => void): void {
+    this.eventListeners.push(listener);
   }
 
   /** Connects and listens; resolves whether or not that worked (a failure is tried again later). */
@@ -63,10 +75,11 @@ export class PostgresChanges implements ChangeFeed {
     client.on('end', () => lost());
     client.on('notification', (n) => {
       if (n.channel === CHANNEL) this.emit(parseChange(n.payload));
+      else if (n.channel === EVENTS_CHANNEL && /^\d+$/.test(n.payload ?? '')) for (const l of this.eventListeners) l(Number(n.payload));
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${CHANNEL}`);
+      await client.query(`LISTEN ${CHANNEL}; LISTEN ${EVENTS_CHANNEL}`);
     } catch (err) {
       lost(err as Error);
       return;

@@ -114,4 +114,73 @@ export const MIGRATIONS: readonly Migration[] = [
         FOR EACH ROW EXECUTE FUNCTION petstore_notify_change();
     `,
   },
+  {
+    version: 3,
+    name: 'the event log',
+    // CONTRACT section 14. `events` holds the kept events; `event_log` is one row: `latest`, the
+    // highest sequence handed out (every sequence up to it is committed or was dropped), `oldest`
+    // (every event below it was dropped) and `dropped_from`, the oldest before the last change of
+    // it, so the retention delete walks only [dropped_from, oldest). Sequences are allocated from
+    // that row at the end of each writing transaction (postgres-tx.ts explains why that keeps them
+    // in the order they become visible). `data` is json, not jsonb: the event's object keeps its
+    // keys in the REST shape's order, byte for byte, as the service wrote it.
+    sql: `
+      CREATE TABLE events (
+        sequence bigint PRIMARY KEY,
+        type text NOT NULL,
+        created_at text NOT NULL,
+        data json NOT NULL,
+        owner_key_id bigint
+      );
+
+      CREATE TABLE event_log (
+        id integer PRIMARY KEY CHECK (id = 1),
+        latest bigint NOT NULL,
+        oldest bigint NOT NULL,
+        dropped_from bigint NOT NULL
+      );
+      INSERT INTO event_log (id, latest, oldest, dropped_from) VALUES (1, 0, 1, 1);
+    `,
+  },
+  {
+    version: 4,
+    name: 'webhook endpoints and deliveries',
+    // CONTRACT section 14. Each record is kept whole as json (`record`, as the service wrote it),
+    // beside the columns the queries filter and sort on, which are written from it. A delivery's
+    // lease (`lease_until`, epoch ms) is not part of its record: claimDueDeliveries sets it for the
+    // one process that makes the attempt (FOR UPDATE SKIP LOCKED), and writing the delivery ends it.
+    // `webhook_cursor` is one row: the sequence up to which events have been fanned out to
+    // deliveries, locked by the one process at a time that fans out.
+    sql: `
+      CREATE SEQUENCE webhooks_id_seq;
+      CREATE SEQUENCE webhook_deliveries_id_seq;
+
+      CREATE TABLE webhooks (
+        id bigint PRIMARY KEY,
+        owner_key_id bigint NOT NULL,
+        status text NOT NULL,
+        record json NOT NULL
+      );
+      CREATE INDEX webhooks_owner_id ON webhooks (owner_key_id, id);
+      CREATE INDEX webhooks_status_id ON webhooks (status, id);
+
+      CREATE TABLE webhook_deliveries (
+        id bigint PRIMARY KEY,
+        endpoint_id bigint NOT NULL,
+        status text NOT NULL,
+        next_attempt_at bigint NOT NULL,
+        lease_until bigint NOT NULL DEFAULT 0,
+        record json NOT NULL
+      );
+      CREATE INDEX webhook_deliveries_endpoint_id ON webhook_deliveries (endpoint_id, id);
+      CREATE INDEX webhook_deliveries_endpoint_status_id ON webhook_deliveries (endpoint_id, status, id);
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at, id) WHERE status = 'pending';
+
+      CREATE TABLE webhook_cursor (
+        id integer PRIMARY KEY CHECK (id = 1),
+        sequence bigint NOT NULL
+      );
+      INSERT INTO webhook_cursor (id, sequence) VALUES (1, 0);
+    `,
+  },
 ];

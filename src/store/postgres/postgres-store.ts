@@ -11,7 +11,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
-import type { PetQuery, OrderQuery, PageQuery, Store, StoreTx } from '../../service/store-port.js';
+import type { DeliveryQuery, EventQuery, EventsListener, EventWindow, PetQuery, OrderQuery, PageQuery, Store, StoreTx, WebhookQuery } from '../../service/store-port.js';
+import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../../service/webhook-records.js';
+import type { EventRecord } from '../../service/events.js';
 import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../../service/records.js';
 import { DomainError, ServiceUnavailableError } from '../../service/errors.js';
 import { Availability } from './availability.js';
@@ -40,6 +42,12 @@ const LANES = 1;
 const READERS = 4;
 /** Most transactions in one batch. */
 const MAX_BATCH = 32;
+/**
+ * While anything listens for events, the event log's latest sequence is read this often (ms):
+ * NOTIFY wakes every process at once, and this finds what a lost notification (a dropped
+ * listening connection) did not tell, so every process hears of every event within a second.
+ */
+const EVENT_POLL_MS = 500;
 
 interface Member {
   fn: (tx: StoreTx) => Promise<unknown>;
@@ -89,7 +97,9 @@ export class PostgresStore implements Store {
     readonly availability: Availability,
     private readonly prepare: Prepare = statements(true),
     readonly changes?: PostgresChanges,
-  ) {}
+  ) {
+    changes?.onEventsCommitted((latest) => this.announceEvents(latest));
+  }
 
   private async rows(sql: string, params: unknown[] = []): Promise<Record<string, any>[]> {
     this.availability.check();
@@ -248,6 +258,125 @@ export class PostgresStore implements Store {
     return this.one(row.BANS, keyId);
   }
 
+  async listEvents(q: EventQuery): Promise<EventRecord[]> {
+    if (q.limit <= 0) return [];
+    const params: unknown[] = [row.afterArg(q.after)];
+    const cond = ['sequence > $1'];
+    if (q.types) cond.push(`type = ANY($${params.push([...q.types])}::text[])`);
+    if (q.ownerKeyId !== undefined) cond.push(`(owner_key_id IS NULL OR owner_key_id = $${params.push(row.idArg(q.ownerKeyId))})`);
+    const sql = `SELECT ${row.EVENT_COLUMNS} FROM events WHERE ${cond.join(' AND ')} ORDER BY sequence LIMIT $${params.push(q.limit)}`;
+    return (await this.rows(sql, params)).map(row.event);
+  }
+  async getEvent(sequence: number): Promise<EventRecord | undefined> {
+    return row.first(await this.rows(`SELECT ${row.EVENT_COLUMNS} FROM events WHERE sequence = $1`, [row.idArg(sequence)]), row.event);
+  }
+  async eventWindow(): Promise<EventWindow> {
+    const [r] = await this.rows('SELECT oldest, latest FROM event_log WHERE id = 1');
+    return { oldest: Number(r!.oldest), latest: Number(r!.latest) };
+  }
+  /** Walks the log from its oldest event: the events older than the cutoff are few (they are dropped every minute). */
+  async firstEventSince(time: string): Promise<number | undefined> {
+    const [r] = await this.rows('SELECT sequence FROM events WHERE created_at >= $1 ORDER BY sequence LIMIT 1', [time]);
+    return r === undefined ? undefined : Number(r.sequence);
+  }
+
+  getWebhook(id: number): Promise<WebhookEndpointRecord | undefined> {
+    return this.one(row.WEBHOOKS, id);
+  }
+  listWebhooks(q: WebhookQuery): Promise<WebhookEndpointRecord[]> {
+    const f = afterOnly(q.after);
+    if (q.ownerKeyId !== undefined) f.where += ` AND owner_key_id = $${f.params.push(row.idArg(q.ownerKeyId))}`;
+    if (q.status !== undefined) f.where += ` AND status = $${f.params.push(q.status)}`;
+    return this.page(row.WEBHOOKS, f, q.limit);
+  }
+  getWebhookDelivery(id: number): Promise<WebhookDeliveryRecord | undefined> {
+    return this.one(row.DELIVERIES, id);
+  }
+  listWebhookDeliveries(q: DeliveryQuery): Promise<WebhookDeliveryRecord[]> {
+    const f = afterOnly(q.after);
+    f.where += ` AND endpoint_id = $${f.params.push(row.idArg(q.endpointId))}`;
+    if (q.status !== undefined) f.where += ` AND status = $${f.params.push(q.status)}`;
+    return this.page(row.DELIVERIES, f, q.limit);
+  }
+  async webhookCursor(): Promise<number> {
+    const [r] = await this.rows('SELECT sequence FROM webhook_cursor WHERE id = 1');
+    return Number(r!.sequence);
+  }
+  async nextDeliveryDue(): Promise<number | undefined> {
+    const [r] = await this.rows("SELECT min(GREATEST(next_attempt_at, lease_until)) AS due FROM webhook_deliveries WHERE status = 'pending'");
+    return r!.due === null ? undefined : Number(r!.due);
+  }
+  /**
+   * One statement, outside any transaction: the due deliveries that no live lease holds are locked
+   * (SKIP LOCKED passes over those another process is claiming or a transaction is writing) and
+   * leased at once. The locking read is a MATERIALIZED query, run once: as a subquery joined to
+   * the UPDATE the planner may run it again per row, and LIMIT would then not hold. A row another claimer leased and committed after this statement's snapshot is
+   * read again at its newest version before it is locked, and its lease then keeps it out: each
+   * lease is given to exactly one process.
+   */
+  async claimDueDeliveries(now: number, limit: number, leaseUntil: number): Promise<WebhookDeliveryRecord[]> {
+    if (limit <= 0) return [];
+    const claimed = (
+      await this.rows(
+        `WITH due AS MATERIALIZED (
+           SELECT id FROM webhook_deliveries
+           WHERE status = 'pending' AND next_attempt_at <= $1 AND lease_until <= $1
+           ORDER BY next_attempt_at, id LIMIT $2 FOR UPDATE SKIP LOCKED
+         )
+         UPDATE webhook_deliveries d SET lease_until = $3 FROM due WHERE d.id = due.id
+         RETURNING d.record`,
+        [now, limit, leaseUntil],
+      )
+    ).map(row.delivery);
+    return claimed.sort((a, b) => (a.nextAttemptAt ?? 0) - (b.nextAttemptAt ?? 0) || a.id - b.id);
+  }
+
+  private readonly eventListeners = new Set<EventsListener>();
+  /** The highest sequence the listeners were told of. */
+  private announced = 0;
+  private eventPoll: NodeJS.Timeout | undefined;
+  private polling = false;
+
+  /**
+   * Listeners hear of events committed through this process as soon as they are (after COMMIT),
+   * of those committed through any other by its NOTIFY (changes.ts), and at the latest by the
+   * poll of the event log's row every EVENT_POLL_MS: the table is the truth, notifications only wake.
+   */
+  onEvents(listener: EventsListener): () => void {
+    this.eventListeners.add(listener);
+    if (!this.eventPoll && !this.closed) {
+      this.eventPoll = setInterval(() => void this.pollEvents(), EVENT_POLL_MS);
+      this.eventPoll.unref();
+    }
+    return () => {
+      this.eventListeners.delete(listener);
+      if (this.eventListeners.size === 0) this.stopEventPoll();
+    };
+  }
+
+  private stopEventPoll(): void {
+    clearInterval(this.eventPoll);
+    this.eventPoll = undefined;
+  }
+
+  private async pollEvents(): Promise<void> {
+    if (this.polling) return;
+    this.polling = true;
+    try {
+      this.announceEvents((await this.eventWindow()).latest);
+    } catch {
+      // The database is away: availability.ts tells of it; the next poll tries again.
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  private announceEvents(latest: number | undefined): void {
+    if (latest === undefined || latest <= this.announced) return;
+    this.announced = latest;
+    for (const l of [...this.eventListeners]) l(latest);
+  }
+
   /** A sequence that was ever advanced has handed out an id, even to a transaction rolled back since. */
   async hasEverHeldData(): Promise<boolean> {
     const [r] = await this.rows(
@@ -306,6 +435,7 @@ export class PostgresStore implements Store {
     // transaction of the batch wrote, which holds only if the batch commits.
     const answers: (() => void)[] = [];
     let broken: Error | undefined;
+    let latest: number | undefined;
     try {
       const tx = new PostgresTx(client, this.prepare);
       for (const m of batch) {
@@ -319,7 +449,7 @@ export class PostgresStore implements Store {
           else throw err;
         }
       }
-      await tx.commit();
+      latest = await tx.commit();
     } catch (err) {
       if (isUnavailable(err)) broken = err as Error;
       else await client.query('ROLLBACK').catch((e: Error) => (broken = e));
@@ -334,6 +464,7 @@ export class PostgresStore implements Store {
       return;
     }
     client.release();
+    this.announceEvents(latest);
     for (const answer of answers) answer();
   }
 
@@ -358,7 +489,7 @@ export class PostgresStore implements Store {
     try {
       const tx = new PostgresTx(client, this.prepare);
       const result = await fn(tx);
-      await tx.commit();
+      this.announceEvents(await tx.commit());
       return result;
     } catch (err) {
       if (isUnavailable(err)) broken = err as Error;
@@ -405,7 +536,12 @@ export class PostgresStore implements Store {
     };
   }
 
+  private closed = false;
+
   async close(): Promise<void> {
+    this.closed = true;
+    this.stopEventPoll();
+    this.eventListeners.clear();
     this.availability.close();
     for (const r of this.readers.splice(0)) {
       const client = await r?.catch(() => undefined);

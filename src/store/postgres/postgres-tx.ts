@@ -6,19 +6,42 @@
  * (complete, cancel) or pet alone (place, stock, delete), and category before or after a pet only
  * where no other transaction holds them the other way round; a deadlock all the same is retried
  * by PostgresStore.transaction. Uniqueness of category names is the unique index's.
+ *
+ * Events (CONTRACT section 14) are written in the transaction of their change, so they commit
+ * with it or not at all. Their sequences must never become visible below one a reader has already
+ * seen, though transactions of every gateway commit concurrently. A sequence from nextval would
+ * not do: a transaction may take 7, another take 8 and commit first, and a reader that saw 8
+ * would never look back for 7. So a transaction's events get their sequences at its very end, in
+ * the statement sent with COMMIT, from the one row of `event_log` (`latest = latest + n`): the
+ * UPDATE locks that row until the transaction ends, so the next writer's UPDATE waits for this
+ * COMMIT and reads the `latest` it left. Sequences are therefore handed out in commit order, and
+ * PostgreSQL makes a committed transaction visible to new snapshots before it releases its locks,
+ * so by the time any later sequence exists, every lower one is already visible (or rolled back
+ * with its counter update, leaving no gap at all). The row is locked for the last round trip
+ * only (behind the transaction's other locks, so never in a cycle with them), and a group-commit
+ * batch (postgres-store.ts) takes it once for all its transactions' events, in their order.
+ * The NOTIFY that wakes other gateways' streams is sent in the same statement and is delivered at
+ * commit; retention deletes what `oldest` left behind in a statement of its own (see DROP_EVENTS).
  */
 import type { PoolClient } from 'pg';
 import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../../service/records.js';
-import type { CounterName, StoreTx } from '../../service/store-port.js';
+import type { CounterName, StoreTx, WebhookCounterName } from '../../service/store-port.js';
+import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../../service/webhook-records.js';
+import type { NewEvent } from '../../service/events.js';
 import * as row from './rows.js';
 import type { Prepare } from './statements.js';
 
-const SEQUENCES: Record<CounterName, string> = {
+const SEQUENCES: Record<CounterName | WebhookCounterName, string> = {
   pets: 'pets_id_seq',
   categories: 'categories_id_seq',
   orders: 'orders_id_seq',
   keys: 'keys_id_seq',
+  webhooks: 'webhooks_id_seq',
+  deliveries: 'webhook_deliveries_id_seq',
 };
+
+/** The advisory lock (with the owner's key id) under which a transaction counts a key's endpoints. */
+const WEBHOOK_COUNT_LOCK = 70_115_323;
 
 /**
  * Statements go out pipelined (node-postgres' pipeline mode), each group in one write to the
@@ -29,8 +52,42 @@ const SEQUENCES: Record<CounterName, string> = {
  * fails is answered at the next read or at commit (the transaction then fails as a whole), before
  * anything read after it is believed.
  */
+/** The channel every process LISTENs on for events committed anywhere (changes.ts); the payload is the latest sequence. */
+export const EVENTS_CHANNEL = 'petstore_events';
+
+/**
+ * The events of a transaction (or a batch), numbered from the event log's row and inserted in one
+ * statement: $1 how many, $2 how many the log keeps at most, $3..$6 their columns in order.
+ */
+const APPEND_EVENTS = `WITH log AS (
+    UPDATE event_log SET latest = latest + $1, dropped_from = oldest, oldest = GREATEST(oldest, latest + $1 - $2 + 1)
+    WHERE id = 1 RETURNING latest
+  ), added AS (
+    INSERT INTO events (sequence, type, created_at, data, owner_key_id)
+    SELECT log.latest - $1 + e.n, e.type, e.created_at, e.data, e.owner_key_id
+    FROM log, unnest($3::text[], $4::text[], $5::json[], $6::bigint[]) WITH ORDINALITY AS e(type, created_at, data, owner_key_id, n)
+  )
+  SELECT latest, pg_notify('${EVENTS_CHANNEL}', latest::text) FROM log`;
+
+/**
+ * Deletes the events that the last change of `oldest` left below it (an index range from the old
+ * oldest, no count). A statement of its own after the one that moved `oldest`: in READ COMMITTED
+ * each statement reads a snapshot taken when it starts, and this one starts once the event log's
+ * row is locked by this transaction, so it sees every event committed below `oldest`.
+ */
+const DROP_EVENTS = `DELETE FROM events
+  WHERE sequence >= (SELECT dropped_from FROM event_log WHERE id = 1) AND sequence < (SELECT oldest FROM event_log WHERE id = 1)`;
+
 /** The table a write statement changes. */
 const WRITTEN_TABLE = /^\s*(?:INSERT INTO|UPDATE|DELETE FROM)\s+(\w+)/;
+
+/** A write not sent yet; `alone`: a statement of its own, never combined with others. */
+interface Buffered {
+  sql: string;
+  params: unknown[];
+  table: string;
+  alone?: boolean;
+}
 
 export class PostgresTx implements StoreTx {
   /** Writes sent and not yet answered. */
@@ -40,7 +97,11 @@ export class PostgresTx implements StoreTx {
   private readonly fresh = new Set<string>();
 
   /** Writes not sent yet: they go out, combined where they can be, with the next read or COMMIT. */
-  private buffered: { sql: string; params: unknown[]; table: string }[] = [];
+  private buffered: Buffered[] = [];
+
+  /** Events appended, in order: numbered and inserted with COMMIT (see the top of this file). */
+  private events: NewEvent[] = [];
+  private keepAtMost = Number.MAX_SAFE_INTEGER;
 
   constructor(
     private readonly client: PoolClient,
@@ -56,16 +117,16 @@ export class PostgresTx implements StoreTx {
   }
   private sent = 0;
 
-  private query(sql: string, params: unknown[]): Promise<unknown> {
+  private query(sql: string, params: unknown[]): Promise<{ rows: Record<string, any>[] }> {
     const p = this.client.query(this.prepare(sql, params));
     p.catch(() => undefined); // observed by settle() or its caller
     return p;
   }
 
   /** A write: not waited for, and not even sent until the next read or COMMIT (see flush). */
-  private write(sql: string, params: unknown[] = []): Promise<void> {
+  private write(sql: string, params: unknown[] = [], alone = false): Promise<void> {
     this.sent++;
-    this.buffered.push({ sql, params, table: WRITTEN_TABLE.exec(sql)![1]! });
+    this.buffered.push({ sql, params, table: WRITTEN_TABLE.exec(sql)![1]!, alone });
     return Promise.resolve();
   }
 
@@ -75,7 +136,7 @@ export class PostgresTx implements StoreTx {
    * statement. They cannot see each other's rows, which writes of different tables never need.
    */
   private flush(): void {
-    let group: { sql: string; params: unknown[]; table: string }[] = [];
+    let group: Buffered[] = [];
     const send = () => {
       if (!group.length) return;
       if (group.length === 1) this.pending.push(this.query(group[0]!.sql, group[0]!.params));
@@ -92,8 +153,8 @@ export class PostgresTx implements StoreTx {
       group = [];
     };
     for (const w of this.buffered) {
-      // BEGIN (no table) goes alone; a table written twice starts a new statement.
-      if (!w.table || group.some((g) => !g.table || g.table === w.table)) send();
+      // BEGIN (no table) goes alone, as do writes that must; a table written twice starts a new statement.
+      if (!w.table || w.alone || group.some((g) => !g.table || g.alone || g.table === w.table)) send();
       group.push(w);
     }
     send();
@@ -135,10 +196,27 @@ export class PostgresTx implements StoreTx {
     return (await p).rows;
   }
 
-  /** Sends COMMIT behind the writes still on their way and waits for all of them. */
-  async commit(): Promise<void> {
+  /**
+   * Sends COMMIT behind the writes still on their way (and the events, numbered last: see the top
+   * of this file) and waits for all of them. Returns the highest sequence this transaction gave
+   * its events, visible once this resolves, or undefined when it appended none.
+   */
+  async commit(): Promise<number | undefined> {
+    let appended: Promise<{ rows: Record<string, any>[] }> | undefined;
     const p = this.corked(() => {
       this.flush();
+      if (this.events.length) {
+        const es = this.events;
+        appended = this.query(APPEND_EVENTS, [
+          es.length,
+          this.keepAtMost,
+          es.map((e) => e.type),
+          es.map((e) => e.createdAt),
+          es.map((e) => JSON.stringify(e.data)),
+          es.map((e) => e.ownerKeyId ?? null),
+        ]);
+        this.pending.push(appended, this.query(DROP_EVENTS, []));
+      }
       return this.client.query('COMMIT');
     });
     try {
@@ -148,6 +226,7 @@ export class PostgresTx implements StoreTx {
       throw err;
     }
     await p;
+    return appended && Number((await appended).rows[0]!.latest);
   }
 
   /** The record with this id, locked until the transaction ends. */
@@ -276,7 +355,65 @@ export class PostgresTx implements StoreTx {
     return this.run('DELETE FROM bans WHERE key_id = $1', [row.idArg(keyId)]);
   }
 
-  async nextId(counter: CounterName): Promise<number> {
+  /** Kept until COMMIT, which numbers and inserts every event of the transaction in one statement. */
+  async appendEvents(events: readonly NewEvent[], keepAtMost: number): Promise<void> {
+    if (events.length === 0) return;
+    this.sent++;
+    this.events.push(...events);
+    this.keepAtMost = Math.min(this.keepAtMost, Math.max(0, Math.floor(keepAtMost)));
+  }
+
+  /** Moves `oldest` up (locking the event log's row, as a write of events does) and deletes below it. */
+  dropEventsBefore(sequence: number): Promise<void> {
+    this.write('UPDATE event_log SET dropped_from = oldest, oldest = GREATEST(oldest, $1) WHERE id = 1', [row.afterArg(sequence)], true);
+    return this.write(DROP_EVENTS, [], true);
+  }
+
+  getWebhook(id: number): Promise<WebhookEndpointRecord | undefined> {
+    return this.locked(row.WEBHOOKS, id);
+  }
+  /**
+   * Counted under a lock per owner key, held until the transaction ends, so that two endpoints
+   * created at once through two processes cannot both find room for the tenth. The count is a
+   * statement of its own after the lock's: its snapshot then shows what the previous holder committed.
+   */
+  async countWebhooks(ownerKeyId: number): Promise<number> {
+    await this.rows('SELECT pg_advisory_xact_lock($1, ($2::bigint % 2147483647)::int)', [WEBHOOK_COUNT_LOCK, row.idArg(ownerKeyId)]);
+    const [r] = await this.rows('SELECT count(*)::int AS n FROM webhooks WHERE owner_key_id = $1', [row.idArg(ownerKeyId)]);
+    return r!.n;
+  }
+  putWebhook(w: WebhookEndpointRecord): Promise<void> {
+    return this.run(
+      `INSERT INTO webhooks (id, owner_key_id, status, record) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (id) DO UPDATE SET owner_key_id = $2, status = $3, record = $4`,
+      [w.id, w.ownerKeyId, w.status, JSON.stringify(w)],
+    );
+  }
+  deleteWebhook(id: number): Promise<void> {
+    this.run('DELETE FROM webhook_deliveries WHERE endpoint_id = $1', [row.idArg(id)]);
+    return this.run('DELETE FROM webhooks WHERE id = $1', [row.idArg(id)]);
+  }
+  getWebhookDelivery(id: number): Promise<WebhookDeliveryRecord | undefined> {
+    return this.locked(row.DELIVERIES, id);
+  }
+  /** Ends any lease on it (claimDueDeliveries). */
+  putWebhookDelivery(d: WebhookDeliveryRecord): Promise<void> {
+    return this.run(
+      `INSERT INTO webhook_deliveries (id, endpoint_id, status, next_attempt_at, lease_until, record) VALUES ($1, $2, $3, $4, 0, $5)
+       ON CONFLICT (id) DO UPDATE SET endpoint_id = $2, status = $3, next_attempt_at = $4, lease_until = 0, record = $5`,
+      [d.id, d.endpointId, d.status, d.nextAttemptAt ?? 0, JSON.stringify(d)],
+    );
+  }
+  /** Locked until the transaction ends: one process at a time fans events out to deliveries. */
+  async lockWebhookCursor(): Promise<number> {
+    const [r] = await this.rows('SELECT sequence FROM webhook_cursor WHERE id = 1 FOR UPDATE', []);
+    return Number(r!.sequence);
+  }
+  setWebhookCursor(sequence: number): Promise<void> {
+    return this.run('UPDATE webhook_cursor SET sequence = GREATEST(sequence, $1) WHERE id = 1', [row.afterArg(sequence)]);
+  }
+
+  async nextId(counter: CounterName | WebhookCounterName): Promise<number> {
     const [r] = await this.rows('SELECT nextval($1::regclass) AS id', [SEQUENCES[counter]]);
     const id = Number(r!.id);
     this.fresh.add(`${counter === 'keys' ? 'api_keys' : counter}:${id}`);

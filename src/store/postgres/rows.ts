@@ -2,6 +2,8 @@
  * Rows to records and back. Column lists live here once, so every query selects the same shape.
  * bigint columns arrive as strings from node-postgres; ids stay below 2^53, so Number is exact.
  */
+import type { EventRecord, EventType } from '../../service/events.js';
+import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../../service/webhook-records.js';
 import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord, PetStatus, Plan, Role } from '../../service/records.js';
 
 export const PET_COLUMNS = 'id, name, category_id, status, stock';
@@ -10,6 +12,7 @@ export const ORDER_COLUMNS = 'id, pet_id, quantity, ship_date, complete, owner_k
 export const KEY_COLUMNS = 'id, name, role, plan, per_minute, per_day, created_at, hash';
 export const BAN_COLUMNS = 'key_id, until, history';
 export const IDEMPOTENCY_COLUMNS = 'scope, fingerprint, outcome, created_at';
+export const EVENT_COLUMNS = 'sequence, type, created_at, data, owner_key_id';
 
 type Row = Record<string, any>;
 
@@ -64,6 +67,21 @@ export function idempotency(r: Row): IdempotencyRecord {
   return { scope: r.scope, fingerprint: r.fingerprint, outcome: JSON.parse(r.outcome), createdAt: Number(r.created_at) };
 }
 
+export function event(r: Row): EventRecord {
+  const e: EventRecord = { sequence: Number(r.sequence), type: r.type as EventType, createdAt: r.created_at, data: r.data };
+  if (r.owner_key_id !== null) e.ownerKeyId = Number(r.owner_key_id);
+  return e;
+}
+
+/** Webhook records are kept whole, as json (migration 4). */
+export function webhook(r: Row): WebhookEndpointRecord {
+  return r.record as WebhookEndpointRecord;
+}
+
+export function delivery(r: Row): WebhookDeliveryRecord {
+  return r.record as WebhookDeliveryRecord;
+}
+
 /** A table as the queries see it: its name, the columns of its record, and how a row becomes one. */
 export interface Table<T> {
   name: string;
@@ -77,6 +95,8 @@ export const CATEGORIES: Table<Category> = { name: 'categories', key: 'id', colu
 export const ORDERS: Table<OrderRecord> = { name: 'orders', key: 'id', columns: ORDER_COLUMNS, map: order };
 export const KEYS: Table<KeyRecord> = { name: 'api_keys', key: 'id', columns: KEY_COLUMNS, map: key };
 export const BANS: Table<BanRecord> = { name: 'bans', key: 'key_id', columns: BAN_COLUMNS, map: ban };
+export const WEBHOOKS: Table<WebhookEndpointRecord> = { name: 'webhooks', key: 'id', columns: 'record', map: webhook };
+export const DELIVERIES: Table<WebhookDeliveryRecord> = { name: 'webhook_deliveries', key: 'id', columns: 'record', map: delivery };
 export const IDEMPOTENCY: Table<IdempotencyRecord> = { name: 'idempotency', key: 'scope', columns: IDEMPOTENCY_COLUMNS, map: idempotency };
 
 /** SELECT of the record whose key is $1, `FOR UPDATE` inside a transaction that will change it. */
