@@ -109,8 +109,8 @@ export function createClient(options: ClientOptions): PetStoreClient {
   }
 
   /** The first page of the list operation at `path`. */
-  function list<P extends ListPath>(path: P, query: CallArgs['query'], opts?: RequestOptions): Promise<Page<ItemOf<NonNullable<paths[P]['get']>>>> {
-    return fetchPage(url(path, { query }), opts);
+  function list<P extends ListPath>(path: P, query: CallArgs['query'], opts?: RequestOptions, params?: CallArgs['path']): Promise<Page<ItemOf<NonNullable<paths[P]['get']>>>> {
+    return fetchPage(url(path, { query, path: params }), opts);
   }
 
   async function* pages<T>(first: Page<T> | Promise<Page<T>>, opts?: RequestOptions): AsyncGenerator<Page<T>, void, undefined> {
@@ -172,6 +172,20 @@ export function createClient(options: ClientOptions): PetStoreClient {
     iterateEvents: (query, opts) => items(() => client.listEvents(query, opts), opts),
     getEvent: (eventId, opts) => call('get', '/events/{eventId}', { path: { eventId } }, opts),
     createStreamToken: (opts) => call('post', '/events/stream-tokens', {}, opts),
+
+    createWebhook: (body, opts) => call('post', '/webhooks', { body }, opts),
+    listWebhooks: (query, opts) => list('/webhooks', q(query), opts),
+    iterateWebhooks: (query, opts) => items(() => client.listWebhooks(query, opts), opts),
+    getWebhook: (webhookId, opts) => call('get', '/webhooks/{webhookId}', { path: { webhookId } }, opts),
+    updateWebhook: (webhookId, body, opts) => call('patch', '/webhooks/{webhookId}', { path: { webhookId }, body }, opts),
+    deleteWebhook: async (webhookId, opts) => {
+      await call('delete', '/webhooks/{webhookId}', { path: { webhookId } }, opts);
+    },
+    pingWebhook: (webhookId, opts) => call('post', '/webhooks/{webhookId}/ping', { path: { webhookId } }, opts),
+    listWebhookDeliveries: (webhookId, query, opts) => list('/webhooks/{webhookId}/deliveries', q(query), opts, { webhookId }),
+    iterateWebhookDeliveries: (webhookId, query, opts) => items(() => client.listWebhookDeliveries(webhookId, query, opts), opts),
+    redeliverWebhookDelivery: (webhookId, deliveryId, opts) =>
+      call('post', '/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver', { path: { webhookId, deliveryId } }, opts),
 
     listKeys: (query, opts) => list('/admin/keys', q(query), opts),
     iterateKeys: (query, opts) => items(() => client.listKeys(query, opts), opts),
