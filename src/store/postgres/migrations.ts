@@ -183,4 +183,33 @@ export const MIGRATIONS: readonly Migration[] = [
       INSERT INTO webhook_cursor (id, sequence) VALUES (1, 0);
     `,
   },
+  {
+    version: 5,
+    name: 'append events in one call',
+    // What postgres-tx.ts sends with COMMIT to number and insert a transaction's events, as one
+    // statement: it takes the event log's row (held until COMMIT), inserts the events, deletes what
+    // retention by count left below `oldest` only when there is any, and notifies. VOLATILE, so
+    // each statement in it reads a snapshot of its own, taken when it starts: the DELETE's is taken
+    // once the row is locked, after every earlier writer of events committed, so it sees all of theirs.
+    sql: `
+      CREATE FUNCTION petstore_append_events(n bigint, keep bigint, types text[], created text[], datas json[], owners bigint[])
+      RETURNS bigint LANGUAGE plpgsql VOLATILE AS $$
+      DECLARE
+        last bigint;
+        was bigint;
+        now_oldest bigint;
+      BEGIN
+        UPDATE event_log SET latest = latest + n, dropped_from = oldest, oldest = GREATEST(oldest, latest + n - keep + 1)
+          WHERE id = 1 RETURNING latest, dropped_from, oldest INTO last, was, now_oldest;
+        INSERT INTO events (sequence, type, created_at, data, owner_key_id)
+          SELECT last - n + e.i, e.t, e.c, e.d, e.o FROM unnest(types, created, datas, owners) WITH ORDINALITY AS e(t, c, d, o, i);
+        IF was < now_oldest THEN
+          DELETE FROM events WHERE sequence >= was AND sequence < now_oldest;
+        END IF;
+        PERFORM pg_notify('petstore_events', last::text);
+        RETURN last;
+      END
+      $$;
+    `,
+  },
 ];

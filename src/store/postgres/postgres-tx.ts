@@ -21,7 +21,7 @@
  * only (behind the transaction's other locks, so never in a cycle with them), and a group-commit
  * batch (postgres-store.ts) takes it once for all its transactions' events, in their order.
  * The NOTIFY that wakes other gateways' streams is sent in the same statement and is delivered at
- * commit; retention deletes what `oldest` left behind in a statement of its own (see DROP_EVENTS).
+ * commit; retention by count deletes what `oldest` left behind in it too (migration 5).
  */
 import type { PoolClient } from 'pg';
 import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../../service/records.js';
@@ -52,28 +52,21 @@ const WEBHOOK_COUNT_LOCK = 70_115_323;
  * fails is answered at the next read or at commit (the transaction then fails as a whole), before
  * anything read after it is believed.
  */
-/** The channel every process LISTENs on for events committed anywhere (changes.ts); the payload is the latest sequence. */
+/** The channel every process LISTENs on for events committed anywhere (changes.ts; migration 5's function notifies it); the payload is the latest sequence. */
 export const EVENTS_CHANNEL = 'petstore_events';
 
 /**
  * The events of a transaction (or a batch), numbered from the event log's row and inserted in one
- * statement: $1 how many, $2 how many the log keeps at most, $3..$6 their columns in order.
+ * statement (migration 5's function, which also drops what retention by count left and notifies):
+ * $1 how many, $2 how many the log keeps at most, $3..$6 their columns in order.
  */
-const APPEND_EVENTS = `WITH log AS (
-    UPDATE event_log SET latest = latest + $1, dropped_from = oldest, oldest = GREATEST(oldest, latest + $1 - $2 + 1)
-    WHERE id = 1 RETURNING latest
-  ), added AS (
-    INSERT INTO events (sequence, type, created_at, data, owner_key_id)
-    SELECT log.latest - $1 + e.n, e.type, e.created_at, e.data, e.owner_key_id
-    FROM log, unnest($3::text[], $4::text[], $5::json[], $6::bigint[]) WITH ORDINALITY AS e(type, created_at, data, owner_key_id, n)
-  )
-  SELECT latest, pg_notify('${EVENTS_CHANNEL}', latest::text) FROM log`;
+const APPEND_EVENTS = 'SELECT petstore_append_events($1, $2, $3::text[], $4::text[], $5::json[], $6::bigint[]) AS latest';
 
 /**
- * Deletes the events that the last change of `oldest` left below it (an index range from the old
- * oldest, no count). A statement of its own after the one that moved `oldest`: in READ COMMITTED
- * each statement reads a snapshot taken when it starts, and this one starts once the event log's
- * row is locked by this transaction, so it sees every event committed below `oldest`.
+ * Deletes the events that dropEventsBefore's change of `oldest` left below it (an index range from
+ * the old oldest, no count). A statement of its own after the one that moved `oldest`: in READ
+ * COMMITTED each statement reads a snapshot taken when it starts, and this one starts once the
+ * event log's row is locked by this transaction, so it sees every event committed below `oldest`.
  */
 const DROP_EVENTS = `DELETE FROM events
   WHERE sequence >= (SELECT dropped_from FROM event_log WHERE id = 1) AND sequence < (SELECT oldest FROM event_log WHERE id = 1)`;
@@ -215,7 +208,7 @@ export class PostgresTx implements StoreTx {
           es.map((e) => JSON.stringify(e.data)),
           es.map((e) => e.ownerKeyId ?? null),
         ]);
-        this.pending.push(appended, this.query(DROP_EVENTS, []));
+        this.pending.push(appended);
       }
       return this.client.query('COMMIT');
     });
