@@ -33,9 +33,8 @@ export const RETRY_WINDOW_MS = 72 * HOUR_MS;
 export const MAX_RETRY_WAIT_MS = 6 * HOUR_MS;
 /** Events turned into deliveries per transaction. */
 const FAN_OUT_BATCH = 200;
-/** Deliveries claimed at a time, and attempted at once. */
-const CLAIM_BATCH = 64;
-const CONCURRENCY = 16;
+/** Attempts under way at once: a slow receiver holds one slot, never the others' deliveries. */
+const CONCURRENCY = 32;
 /** A claimed attempt is another process's to retry if this one has not written it by then (10 s timeout and slack). */
 const LEASE_MS = 60_000;
 
@@ -62,6 +61,7 @@ export class WebhookEngine {
   private again = false;
   private timer: Timer | undefined;
   private stopEvents: (() => void) | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
     private readonly store: Store,
@@ -90,6 +90,7 @@ export class WebhookEngine {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     await this.running;
+    await Promise.all([...this.inFlight]);
   }
 
   /** Looks for work now (new events, a new delivery). */
@@ -200,23 +201,21 @@ export class WebhookEngine {
     }
   }
 
-  /** Claims the due deliveries and attempts them, a few at a time. */
+  /** Claims as many due deliveries as there are free slots and starts their attempts; each one that ends looks for more. */
   private async attemptDue(): Promise<void> {
+    const room = CONCURRENCY - this.inFlight.size;
+    if (room <= 0) return;
     const now = this.clock.now();
-    const claimed = await this.store.claimDueDeliveries(now, CLAIM_BATCH, now + LEASE_MS);
-    let next = 0;
-    const worker = async () => {
-      while (next < claimed.length && this.started) {
-        const d = claimed[next++]!;
-        try {
-          await this.attempt(d);
-        } catch (err) {
-          this.opts.onError?.(err);
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, claimed.length) }, worker));
-    if (claimed.length === CLAIM_BATCH) this.again = true;
+    const claimed = await this.store.claimDueDeliveries(now, room, now + LEASE_MS);
+    for (const d of claimed) {
+      const p: Promise<void> = this.attempt(d)
+        .catch((err: unknown) => this.opts.onError?.(err))
+        .finally(() => {
+          this.inFlight.delete(p);
+          this.wake();
+        });
+      this.inFlight.add(p);
+    }
   }
 
   /** One attempt of a claimed delivery, and its outcome written. */
