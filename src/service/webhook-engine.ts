@@ -35,6 +35,8 @@ export const MAX_RETRY_WAIT_MS = 6 * HOUR_MS;
 const FAN_OUT_BATCH = 200;
 /** Attempts under way at once: a slow receiver holds one slot, never the others' deliveries. */
 const CONCURRENCY = 32;
+/** How long "no endpoint is enabled" is believed before the store is asked again. */
+const NO_ENDPOINTS_MS = 1000;
 /** A claimed attempt is another process's to retry if this one has not written it by then (10 s timeout and slack). */
 const LEASE_MS = 60_000;
 
@@ -62,6 +64,8 @@ export class WebhookEngine {
   private timer: Timer | undefined;
   private stopEvents: (() => void) | undefined;
   private readonly inFlight = new Set<Promise<void>>();
+  /** performance.now() until which the store is not asked for endpoints again (none was enabled). */
+  private noEndpointsUntil = 0;
 
   constructor(
     private readonly store: Store,
@@ -139,22 +143,37 @@ export class WebhookEngine {
       });
   }
 
+  /** Tells the engine that an endpoint was created or enabled in this process (others' are seen within NO_ENDPOINTS_MS). */
+  endpointsChanged(): void {
+    this.noEndpointsUntil = 0;
+    this.wake();
+  }
+
   /**
-   * Turns the next events after the cursor into deliveries; true when more events wait. With no
-   * enabled endpoint nothing is written (a write costs no extra transaction then); events at or
-   * below every endpoint's start are skipped without being read.
+   * Turns the next events after the cursor into deliveries; true when more events wait.
+   *
+   * The latest sequence L is read before the endpoints, and only events up to L are fanned out:
+   * each of them was visible before the endpoints were read, so an endpoint the read missed was
+   * created after them, and the cursor never passes an event an endpoint should have had. With no
+   * enabled endpoint nothing is written (a write costs no extra transaction then), and the store
+   * is not asked again for a moment; events at or below every endpoint's start are not read.
    */
   async fanOut(): Promise<boolean> {
-    const [endpoints, cursorNow, window] = await Promise.all([this.enabledEndpoints(), this.store.webhookCursor(), this.store.eventWindow()]);
-    if (endpoints.length === 0) return false;
+    if (performance.now() < this.noEndpointsUntil) return false;
+    const [{ latest }, cursorNow] = await Promise.all([this.store.eventWindow(), this.store.webhookCursor()]);
+    if (cursorNow >= latest) return false;
+    const endpoints = await this.enabledEndpoints();
+    if (endpoints.length === 0) {
+      this.noEndpointsUntil = performance.now() + NO_ENDPOINTS_MS;
+      return false;
+    }
     const floor = Math.min(...endpoints.map((e) => e.ep.afterSequence));
-    if (Math.max(cursorNow, floor) >= window.latest) return false;
     return this.store.transaction(async (tx) => {
       const cursor = await tx.lockWebhookCursor();
       const from = Math.max(cursor, floor);
-      const batch = await this.store.listEvents({ after: from, limit: FAN_OUT_BATCH });
+      const batch = from >= latest ? [] : (await this.store.listEvents({ after: from, limit: FAN_OUT_BATCH })).filter((e) => e.sequence <= latest);
       if (batch.length === 0) {
-        if (window.latest > cursor) await tx.setWebhookCursor(window.latest);
+        if (latest > cursor) await tx.setWebhookCursor(latest);
         return false;
       }
       const now = this.clock.now();
@@ -172,8 +191,9 @@ export class WebhookEngine {
           await this.addDelivery(tx, ep.id, e, now);
         }
       }
-      await tx.setWebhookCursor(batch[batch.length - 1]!.sequence);
-      return batch.length === FAN_OUT_BATCH;
+      const last = batch[batch.length - 1]!.sequence;
+      await tx.setWebhookCursor(last);
+      return last < latest;
     });
   }
 
