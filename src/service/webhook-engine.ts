@@ -64,6 +64,8 @@ export class WebhookEngine {
   private timer: Timer | undefined;
   private stopEvents: (() => void) | undefined;
   private readonly inFlight = new Set<Promise<void>>();
+  /** The ids of the deliveries being attempted. */
+  private readonly attempting = new Set<number>();
   /** performance.now() until which the store is not asked for endpoints again (none was enabled). */
   private noEndpointsUntil = 0;
 
@@ -228,10 +230,14 @@ export class WebhookEngine {
     const now = this.clock.now();
     const claimed = await this.store.claimDueDeliveries(now, room, now + LEASE_MS);
     for (const d of claimed) {
+      // Claimed again while this process still attempts it (its lease ran out on a clock moved by hand): once is enough.
+      if (this.attempting.has(d.id)) continue;
+      this.attempting.add(d.id);
       const p: Promise<void> = this.attempt(d)
         .catch((err: unknown) => this.opts.onError?.(err))
         .finally(() => {
           this.inFlight.delete(p);
+          this.attempting.delete(d.id);
           this.wake();
         });
       this.inFlight.add(p);

@@ -92,10 +92,15 @@ describe('webhook delivery on three gateways', () => {
     const hook = await gateways[1]!.webhooks.create(admin, { url: 'https://receiver.example/hook', types: ['category.created'] });
     for (let n = 0; n < 12; n++) await gateways[n % 3]!.categories.create(admin, { name: `Retry ${n}` });
     const deadline = Date.now() + 30_000;
-    while (got.length < 12 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const firstsRecorded = async () => {
+      const ds = (await gateways[0]!.webhooks.listDeliveries(admin, hook.id, 'pending', { after: 0, limit: 100 })).items;
+      return ds.length === 12 && ds.every((d) => d.attemptCount === 1);
+    };
+    while (!(await firstsRecorded()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     expect(got).toHaveLength(12);
-    // Every first attempt failed; the clock passes every retry (attempt 2 waits at most 30 s).
-    clock.t += 60_000;
+    // Every first attempt failed and is written; the clock passes every retry (attempt 2 waits at
+    // most 30 s) and stays within the 60 s lease of an attempt, as a real clock would.
+    clock.t += 31_000;
     await settled(hook.id, 12);
     const ids = got.map((x) => x.id);
     expect(new Set(ids).size).toBe(12);
