@@ -85,7 +85,11 @@ export class WebhookEngine {
   start(): void {
     if (this.started) return;
     this.started = true;
-    this.stopEvents = this.store.onEvents(() => this.wake());
+    // New events matter only to endpoints: with none enabled a write costs nothing here (the
+    // poll finds an endpoint made elsewhere; one made here wakes the engine itself).
+    this.stopEvents = this.store.onEvents(() => {
+      if (performance.now() >= this.noEndpointsUntil) this.wake();
+    });
     this.wake();
   }
 
