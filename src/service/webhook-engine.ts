@@ -33,9 +33,10 @@ export const RETRY_WINDOW_MS = 72 * HOUR_MS;
 export const MAX_RETRY_WAIT_MS = 6 * HOUR_MS;
 /** Events turned into deliveries per transaction. */
 const FAN_OUT_BATCH = 200;
-/** Deliveries claimed at a time, and attempted at once. */
-const CLAIM_BATCH = 64;
-const CONCURRENCY = 16;
+/** Attempts under way at once: a slow receiver holds one slot, never the others' deliveries. */
+const CONCURRENCY = 32;
+/** How long "no endpoint is enabled" is believed before the store is asked again. */
+const NO_ENDPOINTS_MS = 1000;
 /** A claimed attempt is another process's to retry if this one has not written it by then (10 s timeout and slack). */
 const LEASE_MS = 60_000;
 
@@ -62,6 +63,11 @@ export class WebhookEngine {
   private again = false;
   private timer: Timer | undefined;
   private stopEvents: (() => void) | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+  /** The ids of the deliveries being attempted. */
+  private readonly attempting = new Set<number>();
+  /** performance.now() until which the store is not asked for endpoints again (none was enabled). */
+  private noEndpointsUntil = 0;
 
   constructor(
     private readonly store: Store,
@@ -79,7 +85,11 @@ export class WebhookEngine {
   start(): void {
     if (this.started) return;
     this.started = true;
-    this.stopEvents = this.store.onEvents(() => this.wake());
+    // New events matter only to endpoints: with none enabled a write costs nothing here (the
+    // poll finds an endpoint made elsewhere; one made here wakes the engine itself).
+    this.stopEvents = this.store.onEvents(() => {
+      if (performance.now() >= this.noEndpointsUntil) this.wake();
+    });
     this.wake();
   }
 
@@ -90,6 +100,7 @@ export class WebhookEngine {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     await this.running;
+    await Promise.all([...this.inFlight]);
   }
 
   /** Looks for work now (new events, a new delivery). */
@@ -138,22 +149,37 @@ export class WebhookEngine {
       });
   }
 
+  /** Tells the engine that an endpoint was created or enabled in this process (others' are seen within NO_ENDPOINTS_MS). */
+  endpointsChanged(): void {
+    this.noEndpointsUntil = 0;
+    this.wake();
+  }
+
   /**
-   * Turns the next events after the cursor into deliveries; true when more events wait. With no
-   * enabled endpoint nothing is written (a write costs no extra transaction then); events at or
-   * below every endpoint's start are skipped without being read.
+   * Turns the next events after the cursor into deliveries; true when more events wait.
+   *
+   * The latest sequence L is read before the endpoints, and only events up to L are fanned out:
+   * each of them was visible before the endpoints were read, so an endpoint the read missed was
+   * created after them, and the cursor never passes an event an endpoint should have had. With no
+   * enabled endpoint nothing is written (a write costs no extra transaction then), and the store
+   * is not asked again for a moment; events at or below every endpoint's start are not read.
    */
   async fanOut(): Promise<boolean> {
-    const [endpoints, cursorNow, window] = await Promise.all([this.enabledEndpoints(), this.store.webhookCursor(), this.store.eventWindow()]);
-    if (endpoints.length === 0) return false;
+    if (performance.now() < this.noEndpointsUntil) return false;
+    const [{ latest }, cursorNow] = await Promise.all([this.store.eventWindow(), this.store.webhookCursor()]);
+    if (cursorNow >= latest) return false;
+    const endpoints = await this.enabledEndpoints();
+    if (endpoints.length === 0) {
+      this.noEndpointsUntil = performance.now() + NO_ENDPOINTS_MS;
+      return false;
+    }
     const floor = Math.min(...endpoints.map((e) => e.ep.afterSequence));
-    if (Math.max(cursorNow, floor) >= window.latest) return false;
     return this.store.transaction(async (tx) => {
       const cursor = await tx.lockWebhookCursor();
       const from = Math.max(cursor, floor);
-      const batch = await this.store.listEvents({ after: from, limit: FAN_OUT_BATCH });
+      const batch = from >= latest ? [] : (await this.store.listEvents({ after: from, limit: FAN_OUT_BATCH })).filter((e) => e.sequence <= latest);
       if (batch.length === 0) {
-        if (window.latest > cursor) await tx.setWebhookCursor(window.latest);
+        if (latest > cursor) await tx.setWebhookCursor(latest);
         return false;
       }
       const now = this.clock.now();
@@ -171,8 +197,9 @@ export class WebhookEngine {
           await this.addDelivery(tx, ep.id, e, now);
         }
       }
-      await tx.setWebhookCursor(batch[batch.length - 1]!.sequence);
-      return batch.length === FAN_OUT_BATCH;
+      const last = batch[batch.length - 1]!.sequence;
+      await tx.setWebhookCursor(last);
+      return last < latest;
     });
   }
 
@@ -200,23 +227,25 @@ export class WebhookEngine {
     }
   }
 
-  /** Claims the due deliveries and attempts them, a few at a time. */
+  /** Claims as many due deliveries as there are free slots and starts their attempts; each one that ends looks for more. */
   private async attemptDue(): Promise<void> {
+    const room = CONCURRENCY - this.inFlight.size;
+    if (room <= 0) return;
     const now = this.clock.now();
-    const claimed = await this.store.claimDueDeliveries(now, CLAIM_BATCH, now + LEASE_MS);
-    let next = 0;
-    const worker = async () => {
-      while (next < claimed.length && this.started) {
-        const d = claimed[next++]!;
-        try {
-          await this.attempt(d);
-        } catch (err) {
-          this.opts.onError?.(err);
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, claimed.length) }, worker));
-    if (claimed.length === CLAIM_BATCH) this.again = true;
+    const claimed = await this.store.claimDueDeliveries(now, room, now + LEASE_MS);
+    for (const d of claimed) {
+      // Claimed again while this process still attempts it (its lease ran out on a clock moved by hand): once is enough.
+      if (this.attempting.has(d.id)) continue;
+      this.attempting.add(d.id);
+      const p: Promise<void> = this.attempt(d)
+        .catch((err: unknown) => this.opts.onError?.(err))
+        .finally(() => {
+          this.inFlight.delete(p);
+          this.attempting.delete(d.id);
+          this.wake();
+        });
+      this.inFlight.add(p);
+    }
   }
 
   /** One attempt of a claimed delivery, and its outcome written. */

@@ -104,8 +104,8 @@ export class WebhookService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-    /** The delivery engine: told when a delivery is due now. */
-    private readonly engine: { wake(): void },
+    /** The delivery engine: told when a delivery is due now, and when an endpoint starts listening. */
+    private readonly engine: { wake(): void; endpointsChanged(): void },
     private readonly opts: WebhookServiceOptions,
   ) {
     this.allowHosts = opts.allowHosts ?? [];
@@ -137,6 +137,7 @@ export class WebhookService {
       await tx.putWebhook(r);
       return r;
     });
+    this.engine.endpointsChanged();
     return { ...toWebhook(rec), secret };
   }
 
@@ -175,6 +176,7 @@ export class WebhookService {
       await tx.putWebhook(next);
       return next;
     });
+    if (rec.status === 'enabled') this.engine.endpointsChanged();
     return toWebhook(rec);
   }
 
