@@ -24,7 +24,7 @@ import { MAX_BODY_BYTES } from '../../api/json-body.js';
 import type { ApiRequest, ApiResponse } from '../../api/exchange.js';
 import { routeTable } from '../../api/rest/routes.js';
 import { docsHandlers } from './docs.js';
-import { createMetrics, type Metrics } from './metrics.js';
+import { countOpenStreams, createMetrics, type Metrics } from './metrics.js';
 import { ENCODINGS, STATIC_OPERATIONS, staticAnswers, type Encoding } from './static-answers.js';
 
 export interface AppDeps extends Omit<PipelineDeps, 'hostHandlers' | 'logger'> {
@@ -43,6 +43,7 @@ export interface AppDeps extends Omit<PipelineDeps, 'hostHandlers' | 'logger'> {
 export async function createApp(deps: AppDeps): Promise<Koa> {
   const { logger } = deps;
   const metrics = deps.metrics ?? createMetrics(deps.limiter);
+  countOpenStreams(metrics, () => deps.services.streams.count());
   const hostHandlers = { ...docsHandlers(), ...(deps.servesMetrics === false ? {} : metrics.handlers) };
   const pipeline = await createPipeline({ ...deps, logger, hostHandlers });
   const statics = staticAnswers();
