@@ -166,6 +166,31 @@ describe('PostgreSQL event log', () => {
     }
   });
 
+  it('notifies petstore_events with the latest sequence when a transaction with events commits, and not before', async () => {
+    const listener = new pg.Client({ connectionString: a.url });
+    await listener.connect();
+    const heard: string[] = [];
+    listener.on('notification', (n) => n.channel === 'petstore_events' && heard.push(n.payload ?? ''));
+    try {
+      await listener.query('LISTEN petstore_events');
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      const writing = stores[1]!.transaction(async (tx) => {
+        await tx.appendEvents(events(5, 0, 2), MANY);
+        await held;
+      });
+      await pause(100);
+      expect(heard).toEqual([]);
+      release();
+      await writing;
+      const { latest } = await a.store.eventWindow();
+      await within(1_000, () => heard.length > 0);
+      expect(heard).toEqual([String(latest)]);
+    } finally {
+      await listener.end();
+    }
+  });
+
   it('hears of events without any notification, by polling the event log', async () => {
     // A store with no change feed at all: what a process whose listening connection is lost has left.
     const pool = new pg.Pool({ connectionString: a.url, max: 4, pipeline: true } as pg.PoolConfig);

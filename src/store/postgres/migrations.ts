@@ -187,8 +187,9 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 5,
     name: 'append events in one call',
     // What postgres-tx.ts sends with COMMIT to number and insert a transaction's events, as one
-    // statement: it takes the event log's row (held until COMMIT), inserts the events, deletes what
-    // retention by count left below `oldest` only when there is any, and notifies. VOLATILE, so
+    // statement: it takes the event log's row (held until COMMIT), inserts the events and notifies
+    // (one statement), then deletes what retention by count left below `oldest` when there is any
+    // (a second statement, only then). VOLATILE, so
     // each statement in it reads a snapshot of its own, taken when it starts: the DELETE's is taken
     // once the row is locked, after every earlier writer of events committed, so it sees all of theirs.
     sql: `
@@ -199,14 +200,19 @@ export const MIGRATIONS: readonly Migration[] = [
         was bigint;
         now_oldest bigint;
       BEGIN
-        UPDATE event_log SET latest = latest + n, dropped_from = oldest, oldest = GREATEST(oldest, latest + n - keep + 1)
-          WHERE id = 1 RETURNING latest, dropped_from, oldest INTO last, was, now_oldest;
-        INSERT INTO events (sequence, type, created_at, data, owner_key_id)
-          SELECT last - n + e.i, e.t, e.c, e.d, e.o FROM unnest(types, created, datas, owners) WITH ORDINALITY AS e(t, c, d, o, i);
+        WITH log AS (
+          UPDATE event_log SET latest = latest + n, dropped_from = oldest, oldest = GREATEST(oldest, latest + n - keep + 1)
+          WHERE id = 1 RETURNING latest, dropped_from, oldest
+        ), added AS (
+          INSERT INTO events (sequence, type, created_at, data, owner_key_id)
+          SELECT log.latest - n + e.i, e.t, e.c, e.d, e.o FROM log, unnest(types, created, datas, owners) WITH ORDINALITY AS e(t, c, d, o, i)
+        ), notified AS (
+          SELECT pg_notify('petstore_events', log.latest::text) FROM log
+        )
+        SELECT log.latest, log.dropped_from, log.oldest INTO last, was, now_oldest FROM log, notified;
         IF was < now_oldest THEN
           DELETE FROM events WHERE sequence >= was AND sequence < now_oldest;
         END IF;
-        PERFORM pg_notify('petstore_events', last::text);
         RETURN last;
       END
       $$;
