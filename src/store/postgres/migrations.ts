@@ -187,13 +187,13 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 5,
     name: 'append events in one call',
     // What postgres-tx.ts sends with COMMIT to number and insert a transaction's events, as one
-    // statement: it takes the event log's row (held until COMMIT), inserts the events and notifies
-    // (one statement), then deletes what retention by count left below `oldest` when there is any
-    // (a second statement, only then). VOLATILE, so
+    // statement: it takes the event log's row (held until COMMIT) and inserts the events (one
+    // statement), deletes what retention by count left below `oldest` when there is any, and
+    // notifies when asked to (postgres-store.ts spaces the NOTIFYs of a busy process). VOLATILE, so
     // each statement in it reads a snapshot of its own, taken when it starts: the DELETE's is taken
     // once the row is locked, after every earlier writer of events committed, so it sees all of theirs.
     sql: `
-      CREATE FUNCTION petstore_append_events(n bigint, keep bigint, types text[], created text[], datas json[], owners bigint[])
+      CREATE FUNCTION petstore_append_events(n bigint, keep bigint, types text[], created text[], datas json[], owners bigint[], notify boolean)
       RETURNS bigint LANGUAGE plpgsql VOLATILE AS $$
       DECLARE
         last bigint;
@@ -206,12 +206,13 @@ export const MIGRATIONS: readonly Migration[] = [
         ), added AS (
           INSERT INTO events (sequence, type, created_at, data, owner_key_id)
           SELECT log.latest - n + e.i, e.t, e.c, e.d, e.o FROM log, unnest(types, created, datas, owners) WITH ORDINALITY AS e(t, c, d, o, i)
-        ), notified AS (
-          SELECT pg_notify('petstore_events', log.latest::text) FROM log
         )
-        SELECT log.latest, log.dropped_from, log.oldest INTO last, was, now_oldest FROM log, notified;
+        SELECT log.latest, log.dropped_from, log.oldest INTO last, was, now_oldest FROM log;
         IF was < now_oldest THEN
           DELETE FROM events WHERE sequence >= was AND sequence < now_oldest;
+        END IF;
+        IF notify THEN
+          PERFORM pg_notify('petstore_events', last::text);
         END IF;
         RETURN last;
       END

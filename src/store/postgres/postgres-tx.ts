@@ -20,8 +20,9 @@
  * with its counter update, leaving no gap at all). The row is locked for the last round trip
  * only (behind the transaction's other locks, so never in a cycle with them), and a group-commit
  * batch (postgres-store.ts) takes it once for all its transactions' events, in their order.
- * The NOTIFY that wakes other gateways' streams is sent in the same statement and is delivered at
- * commit; retention by count deletes what `oldest` left behind in it too (migration 5).
+ * The NOTIFY that wakes other gateways' streams is sent in the same statement (delivered at commit;
+ * a busy process's are spaced out by postgres-store.ts); retention by count deletes what `oldest`
+ * left behind in it too (migration 5).
  */
 import type { PoolClient } from 'pg';
 import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../../service/records.js';
@@ -57,10 +58,10 @@ export const EVENTS_CHANNEL = 'petstore_events';
 
 /**
  * The events of a transaction (or a batch), numbered from the event log's row and inserted in one
- * statement (migration 5's function, which also drops what retention by count left and notifies):
- * $1 how many, $2 how many the log keeps at most, $3..$6 their columns in order.
+ * statement (migration 5's function, which also drops what retention by count left): $1 how many,
+ * $2 how many the log keeps at most, $3..$6 their columns in order, $7 whether to NOTIFY.
  */
-const APPEND_EVENTS = 'SELECT petstore_append_events($1, $2, $3::text[], $4::text[], $5::json[], $6::bigint[]) AS latest';
+const APPEND_EVENTS = 'SELECT petstore_append_events($1, $2, $3::text[], $4::text[], $5::json[], $6::bigint[], $7) AS latest';
 
 /**
  * Deletes the events that dropEventsBefore's change of `oldest` left below it (an index range from
@@ -91,6 +92,9 @@ export class PostgresTx implements StoreTx {
 
   /** Writes not sent yet: they go out, combined where they can be, with the next read or COMMIT. */
   private buffered: Buffered[] = [];
+
+  /** Whether COMMIT sent a NOTIFY of this transaction's events. */
+  notified = false;
 
   /** Events appended, in order: numbered and inserted with COMMIT (see the top of this file). */
   private events: NewEvent[] = [];
@@ -192,14 +196,16 @@ export class PostgresTx implements StoreTx {
   /**
    * Sends COMMIT behind the writes still on their way (and the events, numbered last: see the top
    * of this file) and waits for all of them. Returns the highest sequence this transaction gave
-   * its events, visible once this resolves, or undefined when it appended none.
+   * its events, visible once this resolves, or undefined when it appended none. `mayNotify`, asked
+   * only when there are events, says whether the commit NOTIFYs them (`notified`).
    */
-  async commit(): Promise<number | undefined> {
+  async commit(mayNotify: () => boolean = () => true): Promise<number | undefined> {
     let appended: Promise<{ rows: Record<string, any>[] }> | undefined;
     const p = this.corked(() => {
       this.flush();
       if (this.events.length) {
         const es = this.events;
+        this.notified = mayNotify();
         appended = this.query(APPEND_EVENTS, [
           es.length,
           this.keepAtMost,
@@ -207,6 +213,7 @@ export class PostgresTx implements StoreTx {
           es.map((e) => e.createdAt),
           es.map((e) => JSON.stringify(e.data)),
           es.map((e) => e.ownerKeyId ?? null),
+          this.notified,
         ]);
         this.pending.push(appended);
       }
