@@ -317,9 +317,10 @@ export class PostgresStore implements Store {
    * One statement, outside any transaction: the due deliveries that no live lease holds are locked
    * (SKIP LOCKED passes over those another process is claiming or a transaction is writing) and
    * leased at once. The locking read is a MATERIALIZED query, run once: as a subquery joined to
-   * the UPDATE the planner may run it again per row, and LIMIT would then not hold. A row another claimer leased and committed after this statement's snapshot is
-   * read again at its newest version before it is locked, and its lease then keeps it out: each
-   * lease is given to exactly one process.
+   * the UPDATE the planner may run it again per row, and LIMIT would then not hold. A row another
+   * claimer leased and committed after this statement's snapshot is read again at its newest
+   * version before it is locked, and its lease then keeps it out: each lease is given to exactly
+   * one process.
    */
   async claimDueDeliveries(now: number, limit: number, leaseUntil: number): Promise<WebhookDeliveryRecord[]> {
     if (limit <= 0) return [];
@@ -485,7 +486,7 @@ export class PostgresStore implements Store {
     const answers: (() => void)[] = [];
     let broken: Error | undefined;
     let latest: number | undefined;
-    let committed: PostgresTx | undefined;
+    let done: PostgresTx | undefined;
     try {
       const tx = new PostgresTx(client, this.prepare);
       for (const m of batch) {
@@ -500,7 +501,7 @@ export class PostgresStore implements Store {
         }
       }
       latest = await tx.commit(this.mayNotify);
-      committed = tx;
+      done = tx;
     } catch (err) {
       if (isUnavailable(err)) broken = err as Error;
       else await client.query('ROLLBACK').catch((e: Error) => (broken = e));
@@ -515,7 +516,7 @@ export class PostgresStore implements Store {
       return;
     }
     client.release();
-    if (committed) this.committed(committed, latest);
+    if (done) this.committed(done, latest);
     for (const answer of answers) answer();
   }
 
