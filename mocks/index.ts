@@ -21,6 +21,7 @@ import { scenarioGate, type Scenario, type ScenarioState } from './scenario.js';
 import { mswHandlers, pageOrigin } from './handlers.js';
 import { browserStorage, type SavedStore } from './storage.js';
 import { DEFAULT_RETENTION } from '../src/service/event-writer.js';
+import { mockWebhookNetwork, type OnWebhook } from './webhooks.js';
 
 export type { Scenario } from './scenario.js';
 
@@ -46,6 +47,17 @@ export interface MockOptions {
   eventsMax?: number;
   /** As PETSTORE_STREAM_MAX_SECONDS (default 3600): how long one event stream or subscription stays open. */
   streamMaxSeconds?: number;
+  /**
+   * Receives signed webhook deliveries (CONTRACT section 14): each one is the request the server
+   * would POST (Standard Webhooks v1 headers, the event's JSON), and the Response is the
+   * receiver's answer, so a test can fail deliveries and watch the retries. Without it every
+   * delivery fails as `refused`. Nothing reaches the network.
+   */
+  onWebhook?: OnWebhook;
+  /** As PETSTORE_WEBHOOK_ALLOW_HOSTS (hosts a webhook URL may name although private, over http too). */
+  webhookAllowHosts?: string[];
+  /** As PETSTORE_WEBHOOK_RETRY_BASE_SECONDS (default 30). */
+  webhookRetryBaseSeconds?: number;
   /**
    * Requests under baseUrl on a path outside the contract: 'answer' (default) as the server does
    * (404 NOT_FOUND; 401 without a key); 'unhandled' leaves them to MSW's `onUnhandledRequest`,
@@ -110,6 +122,14 @@ export function createPetstoreMocks(options: MockOptions = {}): PetstoreMocks {
     bans: { banSeconds: options.banSeconds ?? 900 },
     eventRetention: { days: options.eventsRetentionDays ?? DEFAULT_RETENTION.days, max: options.eventsMax ?? DEFAULT_RETENTION.max },
     streams: { maxSeconds: options.streamMaxSeconds },
+    webhooks: {
+      network: mockWebhookNetwork(options.onWebhook),
+      allowHosts: options.webhookAllowHosts,
+      retryBaseSeconds: options.webhookRetryBaseSeconds,
+      // The clock may be a test's, moved by hand: look at it often, so a retry runs as soon as it is due.
+      pollMs: 50,
+      onError: (err) => console.error('[petstore mocks] webhook delivery failed', err),
+    },
   });
   const limiter = new RateLimiter({ clock, maxEntries: options.limiterEntries });
   const scenario: ScenarioState = { current: null };
@@ -123,6 +143,7 @@ export function createPetstoreMocks(options: MockOptions = {}): PetstoreMocks {
     const saved: SavedStore | undefined = storage?.load();
     if (saved) store.replace(saved);
     if (storage) store.setCommitLog({ append: async () => storage.saveSoon(() => store.dump()) });
+    services.webhookEngine.start();
   })();
 
   const contract = loadContract();

@@ -24,6 +24,10 @@ export interface Config {
   eventRetention: { days: number; max: number };
   /** PETSTORE_STREAM_MAX_SECONDS: how long one event stream stays open (section 14). */
   streamMaxSeconds: number;
+  /** PETSTORE_WEBHOOK_ALLOW_HOSTS: hosts webhooks may reach although private, over http too (section 14). */
+  webhookAllowHosts: string[];
+  /** PETSTORE_WEBHOOK_RETRY_BASE_SECONDS: the webhook retries' backoff base (section 14). */
+  webhookRetryBaseSeconds: number;
   requestTimeoutMs: number;
   logLevel: string;
   /** Origins allowed by CORS; `['*']` allows any; empty means no CORS headers. */
@@ -148,6 +152,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphqlMaxCost: positive('PETSTORE_GRAPHQL_MAX_COST', 1000),
     eventRetention: { days: positive('PETSTORE_EVENTS_RETENTION_DAYS', 7), max: positive('PETSTORE_EVENTS_MAX', 100_000) },
     streamMaxSeconds: positive('PETSTORE_STREAM_MAX_SECONDS', 3600),
+    webhookAllowHosts: (get('PETSTORE_WEBHOOK_ALLOW_HOSTS') ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter((h) => h !== ''),
+    webhookRetryBaseSeconds: positive('PETSTORE_WEBHOOK_RETRY_BASE_SECONDS', 30),
     requestTimeoutMs: positive('PETSTORE_REQUEST_TIMEOUT_MS', 30_000),
     logLevel,
     corsOrigins,

@@ -20,6 +20,7 @@ import { CorruptFileError } from './store/data-dir/journal.js';
 import { DirectoryLockedError } from './store/data-dir/lock.js';
 import { openStore, type OpenedStore } from './store/open-store.js';
 import { RateLimiter } from './limits/rate-limiter.js';
+import { createWebhookSender } from './hosts/node/webhook-sender.js';
 import type { Logger } from './logger.js';
 
 /** Request headers must have arrived within this long (section 12). */
@@ -67,7 +68,20 @@ async function main(): Promise<void> {
   // However the process ends (but kill -9), the lock file goes with it.
   process.on('exit', () => persistent.release());
   const store = persistent.store;
-  const services = createServices({ store, clock, adminSecret: config.adminKey, bans: { banSeconds: config.banSeconds }, eventRetention: config.eventRetention, streams: { maxSeconds: config.streamMaxSeconds } });
+  const services = createServices({
+    store,
+    clock,
+    adminSecret: config.adminKey,
+    bans: { banSeconds: config.banSeconds },
+    eventRetention: config.eventRetention,
+    streams: { maxSeconds: config.streamMaxSeconds },
+    webhooks: {
+      network: createWebhookSender({ allowHosts: config.webhookAllowHosts }),
+      allowHosts: config.webhookAllowHosts,
+      retryBaseSeconds: config.webhookRetryBaseSeconds,
+      onError: (err) => logger.error({ err }, 'webhook delivery failed'),
+    },
+  });
 
   await persistent.exclusively(async () => {
     const secret = await services.keys.bootstrap();
@@ -119,6 +133,9 @@ async function main(): Promise<void> {
   const eventRetention = setInterval(pruneEvents, 60 * 1000);
   eventRetention.unref();
 
+  // Webhook deliveries, pending ones from before a restart first (CONTRACT section 14).
+  services.webhookEngine.start();
+
   server.listen(config.port, config.host, () => {
     const addr = server.address();
     const port = typeof addr === 'object' && addr ? addr.port : config.port;
@@ -152,6 +169,7 @@ async function main(): Promise<void> {
     // close() stops accepting and waits for requests in flight; idle keep-alive sockets go now.
     server.close(async () => {
       try {
+        await services.webhookEngine.stop();
         if ('close' in limiter) await limiter.close();
         await persistent.close();
         logger.info('stopped');

@@ -29,6 +29,7 @@ import { inventoryHandlers } from './rest/handlers/inventory.js';
 import { orderHandlers } from './rest/handlers/orders.js';
 import { eventHandlers } from './rest/handlers/events.js';
 import { streamHandlers } from './rest/handlers/stream.js';
+import { webhookHandlers } from './rest/handlers/webhooks.js';
 import { compileRoutes } from './rest/routes.js';
 import type { Handlers } from './rest/handler.js';
 
@@ -84,6 +85,7 @@ export async function createPipeline(deps: PipelineDeps): Promise<Pipeline> {
       ...adminHandlers(services),
       ...eventHandlers(services),
       ...streamHandlers(services),
+      ...webhookHandlers(services),
       ...deps.hostHandlers,
     },
   });

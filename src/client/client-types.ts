@@ -219,6 +219,44 @@ export interface PetStoreClient {
    */
   events(options?: EventsOptions): AsyncGenerator<TypedEvent, void, undefined>;
 
+  // Webhooks
+  /** `POST /webhooks`: registers an endpoint; the reply holds its signing `secret`, once. */
+  createWebhook(body: Body<'/webhooks', 'post'>, options?: PostOptions): Promise<Ok<'/webhooks', 'post'>>;
+  /** `GET /webhooks`: one page of the endpoints the key manages. */
+  listWebhooks(query?: Query<'/webhooks', 'get'>, options?: RequestOptions): Promise<Page<Item<'/webhooks', 'get'>>>;
+  /** Every endpoint the key manages, following `Link: rel="next"`. */
+  iterateWebhooks(query?: Query<'/webhooks', 'get'>, options?: RequestOptions): AsyncGenerator<Item<'/webhooks', 'get'>, void, undefined>;
+  /** `GET /webhooks/{webhookId}`. */
+  getWebhook(webhookId: Param<'/webhooks/{webhookId}', 'get', 'webhookId'>, options?: RequestOptions): Promise<Ok<'/webhooks/{webhookId}', 'get'>>;
+  /** `PATCH /webhooks/{webhookId}`: `url`, `types`, `description` (null removes it), `status`. */
+  updateWebhook(
+    webhookId: Param<'/webhooks/{webhookId}', 'patch', 'webhookId'>,
+    body: Body<'/webhooks/{webhookId}', 'patch'>,
+    options?: RequestOptions,
+  ): Promise<Ok<'/webhooks/{webhookId}', 'patch'>>;
+  /** `DELETE /webhooks/{webhookId}`: the endpoint and its delivery log. */
+  deleteWebhook(webhookId: Param<'/webhooks/{webhookId}', 'delete', 'webhookId'>, options?: RequestOptions): Promise<void>;
+  /** `POST /webhooks/{webhookId}/ping`: sends a `webhook.ping`; the reply is its delivery. */
+  pingWebhook(webhookId: Param<'/webhooks/{webhookId}/ping', 'post', 'webhookId'>, options?: PostOptions): Promise<Ok<'/webhooks/{webhookId}/ping', 'post'>>;
+  /** `GET /webhooks/{webhookId}/deliveries`: one page of the endpoint's delivery log (filter `status`). */
+  listWebhookDeliveries(
+    webhookId: Param<'/webhooks/{webhookId}/deliveries', 'get', 'webhookId'>,
+    query?: Query<'/webhooks/{webhookId}/deliveries', 'get'>,
+    options?: RequestOptions,
+  ): Promise<Page<Item<'/webhooks/{webhookId}/deliveries', 'get'>>>;
+  /** Every delivery of the endpoint matching `query`, following `Link: rel="next"`. */
+  iterateWebhookDeliveries(
+    webhookId: Param<'/webhooks/{webhookId}/deliveries', 'get', 'webhookId'>,
+    query?: Query<'/webhooks/{webhookId}/deliveries', 'get'>,
+    options?: RequestOptions,
+  ): AsyncGenerator<Item<'/webhooks/{webhookId}/deliveries', 'get'>, void, undefined>;
+  /** `POST /webhooks/{webhookId}/deliveries/{deliveryId}/redeliver`: the event again, as a new delivery. */
+  redeliverWebhookDelivery(
+    webhookId: Param<'/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver', 'post', 'webhookId'>,
+    deliveryId: Param<'/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver', 'post', 'deliveryId'>,
+    options?: PostOptions,
+  ): Promise<Ok<'/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver', 'post'>>;
+
   // Admin
   /** `POST /admin/keys` (beta): the reply holds the secret, once. */
   createKey(body: Body<'/admin/keys', 'post'>, options?: PostOptions): Promise<Ok<'/admin/keys', 'post'>>;

@@ -57,6 +57,7 @@ export function createClient(options: ClientOptions): PetStoreClient {
     ...orderMethods(r),
     ...inventoryMethods(r),
     ...eventMethods(r, t),
+    ...webhookMethods(r),
     ...adminMethods(r),
     nextPage: (page, opts) => r.nextPage(page, opts),
     pages: (first, opts) => r.pages(first, opts),
@@ -155,13 +156,45 @@ function adminMethods(r: Requester): AdminMethods {
   };
 }
 
+type WebhookMethods = Pick<
+  PetStoreClient,
+  | 'createWebhook'
+  | 'listWebhooks'
+  | 'iterateWebhooks'
+  | 'getWebhook'
+  | 'updateWebhook'
+  | 'deleteWebhook'
+  | 'pingWebhook'
+  | 'listWebhookDeliveries'
+  | 'iterateWebhookDeliveries'
+  | 'redeliverWebhookDelivery'
+>;
+
+function webhookMethods(r: Requester): WebhookMethods {
+  return {
+    createWebhook: (body, opts) => r.call('post', '/webhooks', { body }, opts),
+    listWebhooks: (query, opts) => r.list('/webhooks', q(query), opts),
+    iterateWebhooks: (query, opts) => r.items(() => r.list('/webhooks', q(query), opts), opts),
+    getWebhook: (webhookId, opts) => r.call('get', '/webhooks/{webhookId}', { path: { webhookId } }, opts),
+    updateWebhook: (webhookId, body, opts) => r.call('patch', '/webhooks/{webhookId}', { path: { webhookId }, body }, opts),
+    deleteWebhook: async (webhookId, opts) => {
+      await r.call('delete', '/webhooks/{webhookId}', { path: { webhookId } }, opts);
+    },
+    pingWebhook: (webhookId, opts) => r.call('post', '/webhooks/{webhookId}/ping', { path: { webhookId } }, opts),
+    listWebhookDeliveries: (webhookId, query, opts) => r.list('/webhooks/{webhookId}/deliveries', q(query), opts, { webhookId }),
+    iterateWebhookDeliveries: (webhookId, query, opts) => r.items(() => r.list('/webhooks/{webhookId}/deliveries', q(query), opts, { webhookId }), opts),
+    redeliverWebhookDelivery: (webhookId, deliveryId, opts) =>
+      r.call('post', '/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver', { path: { webhookId, deliveryId } }, opts),
+  };
+}
+
 // Typed calls and paging over the transport.
 
 interface Requester {
   /** A typed call of the operation at `path` and `method`; the path template is checked against the document. */
   call<P extends ApiPath, M extends MethodOf<P>>(method: M, path: P, args: ArgsOf<OperationAt<P, M>>, opts?: PostOptions): Promise<Ok<P, M>>;
   /** The first page of the list operation at `path`. */
-  list<P extends ListPath>(path: P, query: CallArgs['query'], opts?: RequestOptions): Promise<Page<ItemOf<NonNullable<paths[P]['get']>>>>;
+  list<P extends ListPath>(path: P, query: CallArgs['query'], opts?: RequestOptions, params?: CallArgs['path']): Promise<Page<ItemOf<NonNullable<paths[P]['get']>>>>;
   /** Every item of the page `first` fetches (on the first `next()`) and of the pages after it. */
   items<T>(first: () => Promise<Page<T>>, opts?: RequestOptions): AsyncGenerator<T, void, undefined>;
   nextPage<T>(page: Page<T>, opts?: RequestOptions): Promise<Page<T> | undefined>;
@@ -190,7 +223,7 @@ function requesterOf(t: Transport): Requester {
       const reply = await send(method.toUpperCase() as Uppercase<HttpMethod>, urlOf(t, path, untyped), untyped.body, opts);
       return reply.body as never;
     },
-    list: (path, query, opts) => fetchPage(t, send, urlOf(t, path, { query }), opts),
+    list: (path, query, opts, params) => fetchPage(t, send, urlOf(t, path, { query, path: params }), opts),
     async *items(first, opts) {
       for await (const page of pages(first(), opts)) yield* page.items;
     },

@@ -498,6 +498,165 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description Lists the webhook endpoints the key manages in ascending id order, one page at a time (an `admin` key
+         *     sees every key's). Secrets are never shown again. The body is a plain array; while more results follow,
+         *     the `Link` header carries the URL of the next page (`rel="next"`).
+         *
+         *     **Roles:** `customer`, `staff` and `admin`. A `customer` or `staff` key manages the endpoints it created
+         *     (another key's endpoint is `404 NOT_FOUND`); an `admin` key manages every one.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description Registers an endpoint that receives the events of `types` (a list of event types, each may end in `.*`)
+         *     as signed `POST` requests: Standard Webhooks v1 (`webhook-id` is the event id, `webhook-timestamp` the
+         *     attempt's Unix seconds, `webhook-signature` is `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`
+         *     keyed with the secret's bytes after `whsec_`), the body being the event's JSON. An endpoint receives the
+         *     events created after it that its key may see (the key's role at delivery time; a revoked key's
+         *     endpoints stop). A `2xx` answer within 10 s is success; anything else (a redirect is never followed) is
+         *     retried with full-jitter backoff (attempt n waits up to min(6 h, 30 s x 2^(n-2)), never less than a
+         *     `Retry-After`), at most 12 attempts within 72 hours; `410` disables the endpoint at once, and so do 72
+         *     hours of failed attempts (its owner then gets a `webhook_endpoint.disabled` event). The answer holds
+         *     the signing `secret`, shown this once.
+         *
+         *     The URL must be `https` without credentials, and its host may not be or resolve to a loopback,
+         *     private, link-local, unique-local, CGNAT, multicast or unspecified address (`422 WEBHOOK_URL_FORBIDDEN`,
+         *     checked again at every connection). A key has at most 10 endpoints (`400 VALIDATION_FAILED`).
+         *
+         *     **Roles:** `customer`, `staff` and `admin`. A `customer` or `staff` key manages the endpoints it created
+         *     (another key's endpoint is `404 NOT_FOUND`); an `admin` key manages every one.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook endpoint
+         * @description Returns one webhook endpoint (never its secret).
+         *
+         *     **Roles:** `customer`, `staff` and `admin`. A `customer` or `staff` key manages the endpoints it created
+         *     (another key's endpoint is `404 NOT_FOUND`); an `admin` key manages every one.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Deletes the endpoint and its delivery log; nothing more is sent to it.
+         *
+         *     **Roles:** `customer`, `staff` and `admin`. A `customer` or `staff` key manages the endpoints it created
+         *     (another key's endpoint is `404 NOT_FOUND`); an `admin` key manages every one.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a webhook endpoint
+         * @description Changes the endpoint's `url` (checked as on creation), `types`, `description` (`null` removes it) or
+         *     `status`: `disabled` stops its deliveries, `enabled` starts them again (with the events from then on).
+         *
+         *     **Roles:** `customer`, `staff` and `admin`. A `customer` or `staff` key manages the endpoints it created
+         *     (another key's endpoint is `404 NOT_FOUND`); an `admin` key manages every one.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/ping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ping a webhook endpoint
+         * @description Sends the endpoint a `webhook.ping` event (id `evt_ping_<delivery id>`, its `data.object` the endpoint;
+         *     not kept in the feed), signed like every delivery, even to a disabled endpoint. Answers `202` with the
+         *     delivery, whose outcome its log shows (`GET /webhooks/{webhookId}/deliveries`); a ping is not retried.
+         *
+         *     **Roles:** `customer`, `staff` and `admin`. A `customer` or `staff` key manages the endpoints it created
+         *     (another key's endpoint is `404 NOT_FOUND`); an `admin` key manages every one.
+         */
+        post: operations["pingWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's deliveries
+         * @description The endpoint's delivery log in ascending id order, one page at a time (filter `status`): for each
+         *     delivery the event id and type, its status, the attempts made (time, the receiver's HTTP status or an
+         *     error class: `timeout`, `dns`, `refused`, `tls`, `blocked` (an address that may not be reached),
+         *     `redirect`; and duration), and when the next attempt is due. Never the receiver's response body.
+         *
+         *     **Roles:** `customer`, `staff` and `admin`. A `customer` or `staff` key manages the endpoints it created
+         *     (another key's endpoint is `404 NOT_FOUND`); an `admin` key manages every one.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeliver an event
+         * @description Sends a delivery's event to the endpoint again, as a new delivery with the same event id (receivers
+         *     that have it already recognise it), attempted and retried like the first. Answers `202` with the new
+         *     delivery.
+         *
+         *     **Roles:** `customer`, `staff` and `admin`. A `customer` or `staff` key manages the endpoints it created
+         *     (another key's endpoint is `404 NOT_FOUND`); an `admin` key manages every one.
+         */
+        post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -923,15 +1082,114 @@ export interface components {
          * @enum {string}
          */
         EventType: "pet.created" | "pet.updated" | "pet.status_changed" | "pet.deleted" | "category.created" | "category.updated" | "category.deleted" | "order.placed" | "order.updated" | "order.completed" | "order.cancelled" | "inventory.changed" | "webhook_endpoint.disabled";
+        /** @description A webhook endpoint to register (`POST /webhooks`). Unknown properties are `400 VALIDATION_FAILED`. */
+        NewWebhook: {
+            /** @description Where deliveries are posted: `https`, without credentials, on a public host (http too for the hosts the server allows, `PETSTORE_WEBHOOK_ALLOW_HOSTS`). */
+            url: string;
+            /** @description The event types to receive; each may end in `.*` (`order.*`). An unknown type is `400 VALIDATION_FAILED`. */
+            types: string[];
+            /** @description A note for the endpoint's managers. Trimmed first, then at most 500 characters. */
+            description?: string;
+        };
+        /** @description Changes to a webhook endpoint (`PATCH /webhooks/{webhookId}`): at least one field. */
+        WebhookPatch: {
+            url?: components["schemas"]["NewWebhook"]["url"];
+            types?: components["schemas"]["NewWebhook"]["types"];
+            /** @description A new note, or `null` to remove it. */
+            description?: components["schemas"]["NewWebhook"]["description"] | null;
+            /**
+             * @description `disabled` stops deliveries; `enabled` starts them again.
+             * @enum {string}
+             */
+            status?: "enabled" | "disabled";
+        };
+        /** @description A webhook endpoint (its secret is shown only on creation). */
+        Webhook: {
+            /** Format: int64 */
+            id: number;
+            url: string;
+            types: string[];
+            description?: string;
+            /**
+             * @description `enabled` receives deliveries; `disabled` does not.
+             * @enum {string}
+             */
+            status: "enabled" | "disabled";
+            /**
+             * @description Why a disabled endpoint is: `manual` (PATCH), `gone` (the receiver answered 410), `failing` (every attempt failed for 72 hours).
+             * @enum {string}
+             */
+            disabledReason?: "manual" | "gone" | "failing";
+            /**
+             * Format: int64
+             * @description The key that created it (0 for the administrator key of the configuration).
+             */
+            ownerKeyId: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt?: string;
+        };
+        /** @description A new webhook endpoint with its signing secret, shown this once. */
+        CreatedWebhook: {
+            id: components["schemas"]["Webhook"]["id"];
+            url: components["schemas"]["Webhook"]["url"];
+            types: components["schemas"]["Webhook"]["types"];
+            description?: components["schemas"]["Webhook"]["description"];
+            status: components["schemas"]["Webhook"]["status"];
+            disabledReason?: components["schemas"]["Webhook"]["disabledReason"];
+            ownerKeyId: components["schemas"]["Webhook"]["ownerKeyId"];
+            createdAt: components["schemas"]["Webhook"]["createdAt"];
+            updatedAt?: components["schemas"]["Webhook"]["updatedAt"];
+            /** @description `whsec_` and the base64 of 32 random bytes: the key of the HMAC-SHA256 signatures (its decoded bytes). Shown only here. */
+            secret: string;
+        };
+        /** @description One event (or ping) sent to one endpoint, with its attempts. Never the receiver's response body. */
+        WebhookDelivery: {
+            /** Format: int64 */
+            id: number;
+            /** Format: int64 */
+            webhookId: number;
+            /** @description The event's id (`webhook-id` of every attempt); a ping's is `evt_ping_<delivery id>`. */
+            eventId: string;
+            eventType: string;
+            /**
+             * @description `pending` while attempts remain; `succeeded` after a 2xx; `failed` when attempts ran out, the endpoint was disabled or its key revoked.
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            attemptCount: number;
+            attempts: components["schemas"]["DeliveryAttempt"][];
+            /**
+             * Format: date-time
+             * @description When the next attempt is due (pending deliveries).
+             */
+            nextAttemptAt?: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** @description One attempt of a delivery, with the receiver's HTTP status or, when none came, an error class. */
+        DeliveryAttempt: {
+            /** Format: date-time */
+            at: string;
+            /** @description The receiver's HTTP status. */
+            status?: number;
+            /**
+             * @description `timeout` (no answer within 10 s), `dns` (the name did not resolve), `refused` (no connection), `tls` (no secure connection), `blocked` (the address connected to is private, e.g. after DNS rebinding), `redirect` (a 3xx: never followed).
+             * @enum {string}
+             */
+            error?: "timeout" | "dns" | "refused" | "tls" | "blocked" | "redirect";
+            durationMs: number;
+        };
         /** @description A change the service committed. The same JSON everywhere: feed items, the stream's `data:`, webhook bodies. One write may emit several events (placing the last unit: `order.placed`, `inventory.changed`, `pet.status_changed`); they commit together with consecutive sequences. */
         Event: {
-            /** @description `evt_<sequence>`: the same on every retry, redelivery and stream. */
+            /** @description `evt_<sequence>`: the same on every retry, redelivery and stream (a webhook ping, not in the feed, is `evt_ping_<delivery id>`). */
             id: string;
             /** @description The event's type (`webhook.ping` only in a webhook endpoint's ping). */
             type: components["schemas"]["EventType"] | "webhook.ping";
             /**
              * Format: int64
-             * @description Ascending in the order events become visible; a client that resumes after N misses nothing. Below 2^53.
+             * @description Ascending in the order events become visible; a client that resumes after N misses nothing. Below 2^53. A webhook ping carries the feed's latest sequence when it was sent (0 for an empty feed).
              */
             sequence: number;
             /**
@@ -1779,6 +2037,11 @@ export interface components {
          * @example 2
          */
         keyId: number;
+        /**
+         * @description Id of the webhook endpoint. A value that is not a decimal integer is `400 BAD_REQUEST`; a well-formed id that names no endpoint the key manages, however large, is `404 NOT_FOUND`.
+         * @example 1
+         */
+        webhookId: number;
         /**
          * @description Only events of these types: a comma-separated list, each may end in `.*` (`order.*`). An unknown type is `400 VALIDATION_FAILED`.
          * @example order.*,inventory.changed
@@ -3484,6 +3747,402 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size: 1-100, default 20. Every page but the last holds exactly `limit` records. Out of range is `400 VALIDATION_FAILED`.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["limit"];
+                /**
+                 * @description Opaque position of the next page, taken from the `Link: <...>; rel="next"` header of the previous page (simply follow that URL). Omit it for the first page. Results are in ascending id order and pages stay stable while records are added. A malformed cursor (not one this server issued) is `400 VALIDATION_FAILED`.
+                 * @example djE6Mg
+                 */
+                cursor?: components["parameters"]["cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of webhook endpoints (possibly empty), in ascending id order. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"][];
+                };
+            };
+            /** @description `VALIDATION_FAILED` with `details`: `limit` is out of range or `cursor` was not issued by this endpoint. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description `FORBIDDEN`: not produced by the current roles, since `customer`, `staff` and `admin` may all call this operation; listed because every authenticated operation can refuse a role. */
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. 1-255 visible ASCII characters (0x21-0x7E); empty or longer is `400 VALIDATION_FAILED`. Keys are scoped to the API key (and shared with the GraphQL `placeOrder` `idempotencyKey`). A repeat with the same key within 24 hours returns the first response again, same status and body, with `Idempotent-Replayed: true`, and does nothing else; a repeat that arrives while the first is still running waits for it and replays it. The same key with a different body, path or method is `422 IDEMPOTENCY_KEY_REUSED`. Recorded: every response of a request that reached the service (2xx, 404, 409, 422). Not recorded: 400, 401, 413, 415, 429 and 5xx, so a corrected retry may reuse the key. Recorded keys persist across restarts like data.
+                 * @example 4f1c2a9e-6b0d-4c55-9a3e-2d7b8f0e1a77
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The endpoint to register. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewWebhook"];
+            };
+        };
+        responses: {
+            /** @description The endpoint was created. `Location` is `/webhooks/{id}`; `secret` is shown only here. */
+            201: {
+                headers: {
+                    "API-Version": components["headers"]["API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhook"];
+                };
+            };
+            /** @description `BAD_REQUEST` (malformed JSON and the like) or `VALIDATION_FAILED` with `details`: the body breaks the `NewWebhook` schema, names an unknown event type, or the key already has 10 endpoints. */
+            400: components["responses"]["PostBadRequest"];
+            401: components["responses"]["PostUnauthenticated"];
+            /** @description `FORBIDDEN`: not produced by the current roles, since `customer`, `staff` and `admin` may all call this operation; listed because every authenticated operation can refuse a role. */
+            403: components["responses"]["PostForbidden"];
+            413: components["responses"]["PostPayloadTooLarge"];
+            415: components["responses"]["PostUnsupportedMediaType"];
+            /** @description `WEBHOOK_URL_FORBIDDEN`: the URL is not `https`, carries credentials, or its host is or resolves to a private address; or `IDEMPOTENCY_KEY_REUSED`. */
+            422: components["responses"]["PostUnprocessableEntity"];
+            429: components["responses"]["PostTooManyRequests"];
+            500: components["responses"]["PostInternal"];
+            503: components["responses"]["PostServiceUnavailable"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the webhook endpoint. A value that is not a decimal integer is `400 BAD_REQUEST`; a well-formed id that names no endpoint the key manages, however large, is `404 NOT_FOUND`.
+                 * @example 1
+                 */
+                webhookId: components["parameters"]["webhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description `BAD_REQUEST`: `webhookId` is not a decimal integer. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description `FORBIDDEN`: not produced by the current roles, since `customer`, `staff` and `admin` may all call this operation; listed because every authenticated operation can refuse a role. */
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no endpoint has this id, or another key manages it. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the webhook endpoint. A value that is not a decimal integer is `400 BAD_REQUEST`; a well-formed id that names no endpoint the key manages, however large, is `404 NOT_FOUND`.
+                 * @example 1
+                 */
+                webhookId: components["parameters"]["webhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint was deleted. */
+            204: {
+                headers: {
+                    "API-Version": components["headers"]["API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `BAD_REQUEST`: `webhookId` is not a decimal integer. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description `FORBIDDEN`: not produced by the current roles, since `customer`, `staff` and `admin` may all call this operation; listed because every authenticated operation can refuse a role. */
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no endpoint has this id, or another key manages it. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the webhook endpoint. A value that is not a decimal integer is `400 BAD_REQUEST`; a well-formed id that names no endpoint the key manages, however large, is `404 NOT_FOUND`.
+                 * @example 1
+                 */
+                webhookId: components["parameters"]["webhookId"];
+            };
+            cookie?: never;
+        };
+        /** @description The fields to change. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookPatch"];
+            };
+        };
+        responses: {
+            /** @description The updated endpoint. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description `BAD_REQUEST` (malformed JSON, a path id that is not a decimal integer) or `VALIDATION_FAILED` with `details`: the body breaks the `WebhookPatch` schema or names an unknown event type. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description `FORBIDDEN`: not produced by the current roles, since `customer`, `staff` and `admin` may all call this operation; listed because every authenticated operation can refuse a role. */
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no endpoint has this id, or another key manages it. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description `WEBHOOK_URL_FORBIDDEN`: the new URL is not `https`, carries credentials, or its host is or resolves to a private address. */
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    pingWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. 1-255 visible ASCII characters (0x21-0x7E); empty or longer is `400 VALIDATION_FAILED`. Keys are scoped to the API key (and shared with the GraphQL `placeOrder` `idempotencyKey`). A repeat with the same key within 24 hours returns the first response again, same status and body, with `Idempotent-Replayed: true`, and does nothing else; a repeat that arrives while the first is still running waits for it and replays it. The same key with a different body, path or method is `422 IDEMPOTENCY_KEY_REUSED`. Recorded: every response of a request that reached the service (2xx, 404, 409, 422). Not recorded: 400, 401, 413, 415, 429 and 5xx, so a corrected retry may reuse the key. Recorded keys persist across restarts like data.
+                 * @example 4f1c2a9e-6b0d-4c55-9a3e-2d7b8f0e1a77
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                /**
+                 * @description Id of the webhook endpoint. A value that is not a decimal integer is `400 BAD_REQUEST`; a well-formed id that names no endpoint the key manages, however large, is `404 NOT_FOUND`.
+                 * @example 1
+                 */
+                webhookId: components["parameters"]["webhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ping is on its way. */
+            202: {
+                headers: {
+                    "API-Version": components["headers"]["API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description `BAD_REQUEST`: `webhookId` is not a decimal integer; or `VALIDATION_FAILED`: `Idempotency-Key` is empty or too long. */
+            400: components["responses"]["PostBadRequest"];
+            401: components["responses"]["PostUnauthenticated"];
+            /** @description `FORBIDDEN`: not produced by the current roles, since `customer`, `staff` and `admin` may all call this operation; listed because every authenticated operation can refuse a role. */
+            403: components["responses"]["PostForbidden"];
+            /** @description `NOT_FOUND`: no endpoint has this id, or another key manages it. */
+            404: components["responses"]["NotFound"];
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the `Idempotency-Key` was already used for a different request. */
+            422: components["responses"]["PostUnprocessableEntity"];
+            429: components["responses"]["PostTooManyRequests"];
+            500: components["responses"]["PostInternal"];
+            503: components["responses"]["PostServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only deliveries with this status.
+                 * @example pending
+                 */
+                status?: "pending" | "succeeded" | "failed";
+                /**
+                 * @description Page size: 1-100, default 20. Every page but the last holds exactly `limit` records. Out of range is `400 VALIDATION_FAILED`.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["limit"];
+                /**
+                 * @description Opaque position of the next page, taken from the `Link: <...>; rel="next"` header of the previous page (simply follow that URL). Omit it for the first page. Results are in ascending id order and pages stay stable while records are added. A malformed cursor (not one this server issued) is `400 VALIDATION_FAILED`.
+                 * @example djE6Mg
+                 */
+                cursor?: components["parameters"]["cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the webhook endpoint. A value that is not a decimal integer is `400 BAD_REQUEST`; a well-formed id that names no endpoint the key manages, however large, is `404 NOT_FOUND`.
+                 * @example 1
+                 */
+                webhookId: components["parameters"]["webhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of deliveries (possibly empty), in ascending id order. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"][];
+                };
+            };
+            /** @description `BAD_REQUEST` (a path id that is not a decimal integer) or `VALIDATION_FAILED` with `details`: an unknown `status`, `limit` out of range, a cursor this endpoint did not issue. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description `FORBIDDEN`: not produced by the current roles, since `customer`, `staff` and `admin` may all call this operation; listed because every authenticated operation can refuse a role. */
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no endpoint has this id, or another key manages it. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    redeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. 1-255 visible ASCII characters (0x21-0x7E); empty or longer is `400 VALIDATION_FAILED`. Keys are scoped to the API key (and shared with the GraphQL `placeOrder` `idempotencyKey`). A repeat with the same key within 24 hours returns the first response again, same status and body, with `Idempotent-Replayed: true`, and does nothing else; a repeat that arrives while the first is still running waits for it and replays it. The same key with a different body, path or method is `422 IDEMPOTENCY_KEY_REUSED`. Recorded: every response of a request that reached the service (2xx, 404, 409, 422). Not recorded: 400, 401, 413, 415, 429 and 5xx, so a corrected retry may reuse the key. Recorded keys persist across restarts like data.
+                 * @example 4f1c2a9e-6b0d-4c55-9a3e-2d7b8f0e1a77
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                /**
+                 * @description Id of the webhook endpoint. A value that is not a decimal integer is `400 BAD_REQUEST`; a well-formed id that names no endpoint the key manages, however large, is `404 NOT_FOUND`.
+                 * @example 1
+                 */
+                webhookId: components["parameters"]["webhookId"];
+                /**
+                 * @description Id of a delivery of this endpoint. A value that is not a decimal integer is `400 BAD_REQUEST`; one that names no delivery of this endpoint is `404 NOT_FOUND`.
+                 * @example 1
+                 */
+                deliveryId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event is on its way again. */
+            202: {
+                headers: {
+                    "API-Version": components["headers"]["API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description `BAD_REQUEST`: a path id is not a decimal integer; or `VALIDATION_FAILED`: `Idempotency-Key` is empty or too long. */
+            400: components["responses"]["PostBadRequest"];
+            401: components["responses"]["PostUnauthenticated"];
+            /** @description `FORBIDDEN`: not produced by the current roles, since `customer`, `staff` and `admin` may all call this operation; listed because every authenticated operation can refuse a role. */
+            403: components["responses"]["PostForbidden"];
+            /** @description `NOT_FOUND`: no endpoint has this id, another key manages it, or the delivery is not one of its. */
+            404: components["responses"]["NotFound"];
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the `Idempotency-Key` was already used for a different request. */
+            422: components["responses"]["PostUnprocessableEntity"];
+            429: components["responses"]["PostTooManyRequests"];
+            500: components["responses"]["PostInternal"];
+            503: components["responses"]["PostServiceUnavailable"];
         };
     };
     getOpenApiJson: {

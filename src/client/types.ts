@@ -23,6 +23,11 @@ export type KeyCreated = Schemas['KeyCreated'];
 export type NewKey = Schemas['NewKey'];
 export type Role = Schemas['Role'];
 export type Plan = Schemas['Plan'];
+export type Webhook = Schemas['Webhook'];
+export type NewWebhook = Schemas['NewWebhook'];
+export type WebhookPatch = Schemas['WebhookPatch'];
+export type CreatedWebhook = Schemas['CreatedWebhook'];
+export type WebhookDelivery = Schemas['WebhookDelivery'];
 /** The REST error body `{ code, message, status, details? }`. */
 export type ErrorBody = Schemas['Error'];
 /** Every error code the contract defines (CONTRACT section 8). */

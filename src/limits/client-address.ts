@@ -36,3 +36,16 @@ export function addressSubject(address: string): string {
 export function isAddressSubject(subject: string): boolean {
   return subject.startsWith(ADDRESS_SUBJECT_PREFIX);
 }
+
+/**
+ * Why an address may not be reached by a webhook (CONTRACT section 14): the name of its ipaddr.js
+ * range (`loopback`, `private`, `linkLocal`, `uniqueLocal`, `carrierGradeNat`, `multicast`,
+ * `unspecified`, and every other special-purpose range), or undefined for a public unicast address.
+ * IPv4-mapped IPv6 counts as the IPv4 address it is. Not an IP address at all: `invalid`.
+ */
+export function forbiddenAddressRange(address: string): string | undefined {
+  const bare = address.replace(/^\[|\]$/g, '');
+  if (!ipaddr.isValid(bare)) return 'invalid';
+  const range = ipaddr.process(bare).range();
+  return range === 'unicast' ? undefined : range;
+}

@@ -166,7 +166,7 @@ export class KeyService {
     return found;
   }
 
-  /** The principal of a key by its id, if it still stands (a stream token's key). */
+  /** The principal of a key by its id as it stands now (undefined once revoked): a stream token's key; webhooks deliver with their owner's current role. */
   async principalOf(keyId: number): Promise<Principal | undefined> {
     if (keyId <= ENV_ADMIN_ID) return this.builtIn.find((k) => k.principal.keyId === keyId)?.principal;
     const rec = await this.store.getKey(keyId);

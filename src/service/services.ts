@@ -12,6 +12,9 @@ import { StreamRegistry, type StreamOptions } from './streams.js';
 import { StreamTokenService } from './stream-tokens.js';
 import type { Clock } from './clock.js';
 import type { Store } from './store-port.js';
+import { WebhookEngine, type WebhookEngineOptions } from './webhook-engine.js';
+import type { WebhookNetwork } from './webhook-network.js';
+import { WebhookService } from './webhooks.js';
 
 export interface ServiceOptions {
   store: Store;
@@ -25,7 +28,19 @@ export interface ServiceOptions {
   eventRetention?: EventRetention;
   /** Open streams: PETSTORE_STREAM_MAX_SECONDS (default 3600). */
   streams?: StreamOptions;
+  /**
+   * How webhooks reach receivers (the server's SSRF-safe sender, the mocks' onWebhook), and
+   * PETSTORE_WEBHOOK_ALLOW_HOSTS and PETSTORE_WEBHOOK_RETRY_BASE_SECONDS. Without a network no URL
+   * can be registered (but for allowed hosts) and no delivery leaves.
+   */
+  webhooks?: Partial<WebhookEngineOptions> & { allowHosts?: readonly string[] };
 }
+
+/** Webhooks without a network: no host can be checked, so none may be registered, and nothing is sent. */
+const NO_NETWORK: WebhookNetwork = {
+  refuse: async () => 'cannot be checked by this process',
+  send: async () => ({ error: 'blocked' }),
+};
 
 export interface Services {
   pets: PetService;
@@ -40,12 +55,17 @@ export interface Services {
   streams: StreamRegistry;
   /** Tokens that open one event stream each (`?token=`, for EventSource). */
   streamTokens: StreamTokenService;
+  webhooks: WebhookService;
+  /** Delivers webhooks once started (the server and the mocks start it; tools that only read do not). */
+  webhookEngine: WebhookEngine;
 }
 
-export function createServices({ store, clock, adminSecret, builtInKeys = [], bans, eventRetention, streams }: ServiceOptions): Services {
+export function createServices({ store, clock, adminSecret, builtInKeys = [], bans, eventRetention, streams, webhooks = {} }: ServiceOptions): Services {
   const events = new EventWriter(clock, eventRetention);
   const keys = new KeyService(store, clock, [...(adminSecret ? [envAdminKey(adminSecret)] : []), ...builtInKeys]);
   const banService = new BanService(store, clock, bans);
+  const network = webhooks.network ?? NO_NETWORK;
+  const webhookEngine = new WebhookEngine(store, clock, events, keys, { ...webhooks, network });
   return {
     pets: new PetService(store, events),
     categories: new CategoryService(store, events),
@@ -57,5 +77,7 @@ export function createServices({ store, clock, adminSecret, builtInKeys = [], ba
     events: new EventLogService(store, clock, events.retention),
     streams: new StreamRegistry(keys, banService, clock, streams),
     streamTokens: new StreamTokenService(store, clock, keys),
+    webhooks: new WebhookService(store, clock, webhookEngine, { network, allowHosts: webhooks.allowHosts }),
+    webhookEngine,
   };
 }

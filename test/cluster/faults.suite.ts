@@ -129,6 +129,22 @@ export function faultsClusterSuite(title: string, opts: ClusterOptions = {}): vo
         expect(res.body.name).toBe(name);
       }
       expect(new Set(acknowledged.map((a) => a.id)).size).toBe(acknowledged.length);
+      // Every acknowledged write's event is in the feed, once; sequences have no gap; and no event
+      // is there without its change (the victim's unanswered writes committed whole or not at all).
+      const events: { sequence: number; data: { object: { id: number; name: string } } }[] = [];
+      for (let after = 0; ; ) {
+        const page = await survivor.admin.get(`/events?type=category.created&after=${after}&limit=100`);
+        expect(page.status).toBe(200);
+        if (page.body.length === 0) break;
+        events.push(...page.body);
+        after = events.at(-1)!.sequence;
+      }
+      const created = new Map(events.map((e) => [e.data.object.id, e.data.object.name]));
+      expect(created.size).toBe(events.length);
+      for (const { id, name } of acknowledged) expect(created.get(id), `the event of category ${id}`).toBe(name);
+      for (const [id] of created) expect((await survivor.admin.get(`/categories/${id}`)).status, `category ${id} of an event`).toBe(200);
+      const all = (await survivor.admin.get(`/events?after=${events[0]!.sequence - 1}&limit=100`)).body as { sequence: number }[];
+      expect(all.map((e) => e.sequence)).toEqual(all.map((_, i) => events[0]!.sequence + i));
       // A new gateway takes the dead one's place on the same engines.
       const replacement = await cluster.add();
       expect((await replacement.admin.get(`/categories/${acknowledged.at(-1)!.id}`)).status).toBe(200);

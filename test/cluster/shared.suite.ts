@@ -1,11 +1,15 @@
 /**
  * Three gateway processes on one PostgreSQL and one Redis behave as one service (CONTRACT
  * section 13): one budget per key, one stock, bans and revocations everywhere at once, an
- * Idempotency-Key honoured by every process, ids unique and ascending, one statement per read.
+ * Idempotency-Key honoured by every process, ids unique and ascending, one statement per read;
+ * events (section 14) in every gateway's feed and streams within a second of their commit through
+ * any, and each webhook attempt made by exactly one gateway.
  * Run directly (shared.test.ts) and through PgBouncer in transaction pooling mode (pgbouncer.test.ts).
  */
+import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { logged, makeKey, makePet, startCluster, within, type Cluster, type ClusterOptions, type Gateway } from './cluster.js';
+import { mustOpen, type FrameReader } from '../support/sse.js';
+import { ADMIN, logged, makeKey, makePet, startCluster, within, type Cluster, type ClusterOptions, type Gateway } from './cluster.js';
 
 export function sharedClusterSuite(title: string, opts: ClusterOptions = {}): void {
   let cluster: Cluster;
@@ -15,7 +19,8 @@ export function sharedClusterSuite(title: string, opts: ClusterOptions = {}): vo
     // Redis commands get 2 s rather than 150 ms: on a loaded test machine a burst of 200 can hold a
     // gateway's event loop longer than that, and its fallback to its own limiter (tested in
     // faults.test.ts) would then be what is measured here instead of the shared budget.
-    cluster = await startCluster(3, { PETSTORE_REDIS_TIMEOUT_MS: '2000' }, opts);
+    // Webhooks may reach the test's loopback receiver, and retry after at most a second.
+    cluster = await startCluster(3, { PETSTORE_REDIS_TIMEOUT_MS: '2000', PETSTORE_WEBHOOK_ALLOW_HOSTS: '127.0.0.1', PETSTORE_WEBHOOK_RETRY_BASE_SECONDS: '1' }, opts);
     gw = cluster.gateways;
   });
   afterAll(() => cluster?.stop());
@@ -208,6 +213,68 @@ export function sharedClusterSuite(title: string, opts: ClusterOptions = {}): vo
       expect(feed).toEqual(Array.from({ length: feed.length }, (_, i) => start + 1 + i));
       expect(feed.length).toBeGreaterThanOrEqual(90 + 3);
       for (const s of seen) expect(s).toEqual(feed);
+    });
+
+    it('stream an event committed through any gateway to a stream on each within a second, also when their notifications are lost', async () => {
+      const streams: FrameReader[] = [];
+      try {
+        for (const g of gw) streams.push(await mustOpen(`${g.url}/events/stream?type=category.created`, { 'x-api-key': ADMIN }));
+        for (const r of streams) expect((await r.next()).raw).toBe('retry: 3000');
+        for (const lost of [false, true]) {
+          // Lost: every gateway's listening connection is cut, so no NOTIFY reaches them until they listen again;
+          // the event log's poll still finds each event.
+          if (lost) await cluster.pg.sql(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'petstore-listen'`);
+          for (const [i, writer] of gw.entries()) {
+            const made = await writer.admin.post('/categories', { name: `Streamed ${lost ? 'unheard' : 'heard'} ${i}` });
+            expect(made.status).toBe(201);
+            const t0 = Date.now();
+            for (const r of streams) {
+              const f = await r.nextEvent(Math.max(1, 1_000 - (Date.now() - t0)));
+              expect(JSON.parse(f.data!).data.object).toEqual(made.body);
+            }
+            expect(Date.now() - t0).toBeLessThan(1_000);
+          }
+        }
+      } finally {
+        for (const r of streams) r.close();
+      }
+    });
+
+    it('make each webhook attempt through exactly one of the three gateways', async () => {
+      // A loopback receiver that fails the first attempt at each event and takes the second.
+      const received = new Map<string, number>();
+      const receiver = createServer((req, res) => {
+        req.resume();
+        req.on('end', () => {
+          const id = String(req.headers['webhook-id']);
+          const n = (received.get(id) ?? 0) + 1;
+          received.set(id, n);
+          res.writeHead(n === 1 ? 500 : 204).end();
+        });
+      });
+      await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+      try {
+        const url = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+        const hook = await gw[0]!.admin.post('/webhooks', { url, types: ['category.created'] });
+        expect(hook.status, hook.text).toBe(201);
+        const made = await spread(30, (g, i) => g.admin.post('/categories', { name: `Hooked ${i}` }));
+        expect(made.map((r) => r.status)).toEqual(Array(30).fill(201));
+        type Delivery = { eventId: string; status: string; attemptCount: number };
+        const deliveries = async () => ((await gw[2]!.admin.get(`/webhooks/${hook.body.id}/deliveries?limit=100`)).body as Delivery[]);
+        expect(await within(30_000, async () => (await deliveries()).filter((d) => d.status === 'succeeded').length === 30)).toBe(true);
+        // Nothing more arrives later: no attempt was made by two gateways.
+        await new Promise((r) => setTimeout(r, 1_500));
+        const ds = await deliveries();
+        expect(ds).toHaveLength(30);
+        for (const d of ds) {
+          expect(d).toMatchObject({ status: 'succeeded', attemptCount: 2 });
+          expect(received.get(d.eventId), d.eventId).toBe(2);
+        }
+        expect(received.size).toBe(30);
+      } finally {
+        receiver.closeAllConnections();
+        await new Promise((resolve) => receiver.close(resolve));
+      }
     });
   });
 }

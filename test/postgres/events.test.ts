@@ -166,6 +166,42 @@ describe('PostgreSQL event log', () => {
     }
   });
 
+  it('notifies petstore_events with the latest sequence when a transaction with events commits (not before), a burst with few NOTIFYs', async () => {
+    const listener = new pg.Client({ connectionString: a.url });
+    await listener.connect();
+    const heard: string[] = [];
+    listener.on('notification', (n) => n.channel === 'petstore_events' && heard.push(n.payload ?? ''));
+    try {
+      await listener.query('LISTEN petstore_events');
+      const before = (await a.store.eventWindow()).latest;
+      const told = () => heard.map(Number).filter((n) => n > before);
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      const writing = stores[1]!.transaction(async (tx) => {
+        await tx.appendEvents(events(5, 0, 2), MANY);
+        await held;
+      });
+      await pause(100);
+      expect(told()).toEqual([]);
+      release();
+      await writing;
+      const { latest } = await a.store.eventWindow();
+      await within(1_000, () => told().length > 0);
+      expect(told()).toEqual([latest]);
+
+      // A burst of commits through one pool: NOTIFYs spaced out, fewer than the commits, one telling of the last event
+      // (each is a wake-up carrying a latest sequence; listeners take the highest they heard).
+      heard.length = 0;
+      const COMMITS = 60;
+      for (let i = 0; i < COMMITS; i++) await stores[2]!.transaction((tx) => tx.appendEvents(events(6, i, 1), MANY));
+      const last = (await a.store.eventWindow()).latest;
+      await within(1_000, () => told().includes(last));
+      expect(told().length).toBeLessThan(COMMITS);
+    } finally {
+      await listener.end();
+    }
+  });
+
   it('hears of events without any notification, by polling the event log', async () => {
     // A store with no change feed at all: what a process whose listening connection is lost has left.
     const pool = new pg.Pool({ connectionString: a.url, max: 4, pipeline: true } as pg.PoolConfig);

@@ -5,7 +5,8 @@
  * examples, and each request-body example) is sent to a fresh seeded server with an admin key:
  * a GET answers 200 and nothing answers 404 or 5xx. Every example body validates against its
  * schema. Keys are the exception the document states: key 1 is the admin key printed on a first
- * start, so the example key, 2, is made first, as the README's walk-through does.
+ * start, so the example key, 2, is made first, as the README's walk-through does; and webhook
+ * endpoints, of which a first start has none, so the example endpoint is made (and pinged) first.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAjv, deref, inDoc, loadContract, operationsOf, type JsonSchema, type Operation, type Parameter } from '../../src/contract/openapi.js';
@@ -96,6 +97,11 @@ describe("the OpenAPI document's examples", () => {
         expect(opened.ok, opened.ok ? '' : opened.res.text).toBe(true);
         if (opened.ok) opened.reader.close();
         return;
+      }
+      if (e.url.startsWith('/webhooks/')) {
+        // No endpoint exists on a first start: the example endpoint, 1, is the one the POST /webhooks example makes, and its delivery 1 a ping.
+        expect((await t.admin.post('/webhooks', { url: 'https://receiver.example/petstore', types: ['order.*'] })).status).toBe(201);
+        expect((await t.admin.post('/webhooks/1/ping')).status).toBe(202);
       }
       const res = await t.admin.request(e.method, e.url, { headers: e.headers, ...(e.body ? { body: e.body.value } : {}) });
       if (e.method === 'GET') expect(res.status, res.text.slice(0, 300)).toBe(200);

@@ -13,6 +13,7 @@ import { MemoryStore } from '../../src/store/memory/memory-store.js';
 import type { Store } from '../../src/service/store-port.js';
 import { RateLimiter } from '../../src/limits/rate-limiter.js';
 import { RedisLimiter } from '../../src/limits/redis/redis-limiter.js';
+import { createWebhookSender } from '../../src/hosts/node/webhook-sender.js';
 import { Api } from './http.js';
 import { ADMIN_SECRET, FakeClock } from './fixtures.js';
 
@@ -27,6 +28,8 @@ export interface TestServerOptions {
   corsOrigins?: string[];
   /** PETSTORE_EVENTS_RETENTION_DAYS and PETSTORE_EVENTS_MAX. */
   eventRetention?: { days: number; max: number };
+  /** PETSTORE_WEBHOOK_ALLOW_HOSTS (default none), PETSTORE_WEBHOOK_RETRY_BASE_SECONDS, the attempt timeout, and how often (real ms) the delivery engine looks at the clock. */
+  webhooks?: { allowHosts?: string[]; retryBaseSeconds?: number; timeoutMs?: number; pollMs?: number };
   /** The store to serve from; a fresh in-memory store by default. */
   store?: Store;
   /** /readyz: the store's readiness (a data directory that takes writes); always ready by default. */
@@ -63,7 +66,22 @@ export async function startServer(opts: TestServerOptions = {}): Promise<TestSer
   const redis = opts.redisUrl ? new RedisLimiter({ url: opts.redisUrl, clock, prefix: `test-server:${process.pid}:${++servers}:`, timeoutMs: 2_000 }) : undefined;
   if (redis && !(await redis.connected(5_000))) throw new Error(`no connection to ${opts.redisUrl} within 5 s`);
   const store = opts.store ?? new MemoryStore();
-  const services = createServices({ store, clock, adminSecret: ADMIN_SECRET, bans: { banSeconds: 900 }, eventRetention: opts.eventRetention, streams: { maxSeconds: opts.streamMaxSeconds } });
+  const allowHosts = opts.webhooks?.allowHosts ?? [];
+  const services = createServices({
+    store,
+    clock,
+    adminSecret: ADMIN_SECRET,
+    bans: { banSeconds: 900 },
+    eventRetention: opts.eventRetention,
+    streams: { maxSeconds: opts.streamMaxSeconds },
+    webhooks: {
+      network: createWebhookSender({ allowHosts, timeoutMs: opts.webhooks?.timeoutMs }),
+      allowHosts,
+      retryBaseSeconds: opts.webhooks?.retryBaseSeconds,
+      pollMs: opts.webhooks?.pollMs,
+    },
+  });
+  services.webhookEngine.start();
   const app = await createApp({
     contract,
     services,
@@ -96,6 +114,7 @@ export async function startServer(opts: TestServerOptions = {}): Promise<TestSer
     },
     async close() {
       services.streams.close();
+      await services.webhookEngine.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await redis?.close();

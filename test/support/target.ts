@@ -35,6 +35,11 @@ export interface TargetOptions {
   eventRetention?: { days: number; max: number };
   /** PETSTORE_STREAM_MAX_SECONDS. */
   streamMaxSeconds?: number;
+  /**
+   * Webhooks: PETSTORE_WEBHOOK_ALLOW_HOSTS and PETSTORE_WEBHOOK_RETRY_BASE_SECONDS; `onWebhook`
+   * receives the mocks' deliveries (the servers post to real receivers instead).
+   */
+  webhooks?: { allowHosts?: string[]; retryBaseSeconds?: number; onWebhook?: (request: Request) => Response | Promise<Response> };
 }
 
 export interface Target {
@@ -76,8 +81,13 @@ async function startServerTarget(opts: TargetOptions): Promise<Target> {
   // Loaded here so that the mocks project never loads the server.
   const { startServer } = await import('./server.js');
   // The behaviour:redis project runs the server on a RedisLimiter (test/engines/redis-global-setup.ts).
-  const t = await startServer({ ...opts, redisUrl: inject('redisUrl') });
+  const t = await startServer({ ...opts, webhooks: serverWebhooks(opts), redisUrl: inject('redisUrl') });
   return serverTarget('server', t, t.close);
+}
+
+/** The test server's webhook options: the engine looks at the test's clock every 20 ms, so a retry runs soon after the clock moves past it. */
+function serverWebhooks(opts: TargetOptions) {
+  return { allowHosts: opts.webhooks?.allowHosts, retryBaseSeconds: opts.webhooks?.retryBaseSeconds, pollMs: opts.webhooks ? 20 : undefined };
 }
 
 /** A target on a started test server, closed by `close` (which closes the server and what it runs on). */
@@ -95,7 +105,7 @@ async function startPostgresTarget(opts: TargetOptions): Promise<Target> {
   const redisUrl = inject('redisUrl');
   if (!redisUrl) throw new Error('behaviour:postgres needs the Redis of test/engines/setup.ts');
   const pg = await openTestPostgresStore(inject('postgresUrl'));
-  const t = await startServer({ ...opts, store: pg.store, redisUrl });
+  const t = await startServer({ ...opts, webhooks: serverWebhooks(opts), store: pg.store, redisUrl });
   return serverTarget('postgres', t, async () => {
     await t.close();
     await pg.close();
@@ -121,7 +131,7 @@ async function startDurableTarget(opts: TargetOptions): Promise<Target> {
   const fatal: Error[] = [];
   const open = () => openStore({ dataDir, logger: { info: () => undefined, warn: () => undefined, error: () => undefined }, onFatal: (err) => void fatal.push(err) });
   const persistent = await open();
-  const t = await startServer({ ...opts, store: persistent.store, ready: persistent.ready });
+  const t = await startServer({ ...opts, webhooks: serverWebhooks(opts), store: persistent.store, ready: persistent.ready });
   return serverTarget('durable', t, async () => {
     try {
       await t.close();
@@ -155,6 +165,9 @@ async function startMocksTarget(opts: TargetOptions): Promise<Target> {
     eventsRetentionDays: opts.eventRetention?.days,
     eventsMax: opts.eventRetention?.max,
     streamMaxSeconds: opts.streamMaxSeconds,
+    onWebhook: opts.webhooks?.onWebhook,
+    webhookAllowHosts: opts.webhooks?.allowHosts,
+    webhookRetryBaseSeconds: opts.webhooks?.retryBaseSeconds,
   });
   server.listen({ onUnhandledRequest: 'error' });
   mocksListening = true;

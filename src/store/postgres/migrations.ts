@@ -183,4 +183,48 @@ export const MIGRATIONS: readonly Migration[] = [
       INSERT INTO webhook_cursor (id, sequence) VALUES (1, 0);
     `,
   },
+  {
+    version: 5,
+    name: 'append events in one call',
+    // What postgres-tx.ts sends with COMMIT to number and insert a transaction's events, as one
+    // statement: it takes the event log's row (held until COMMIT) and inserts the events (one
+    // statement), deletes what retention by count left below `oldest` when there is any, and
+    // notifies when asked to (postgres-store.ts spaces the NOTIFYs of a busy process). VOLATILE, so
+    // each statement in it reads a snapshot of its own, taken when it starts: the DELETE's is taken
+    // once the row is locked, after every earlier writer of events committed, so it sees all of theirs.
+    //
+    // The event log's row is updated by every such commit: at fillfactor 10 its page is pruned of
+    // the row's dead versions every few updates, instead of once it is full, and the UPDATE's scan of
+    // that page stays short (measured: about 35 µs of PostgreSQL CPU less per commit). The fan-out
+    // cursor's row likewise.
+    sql: `
+      ALTER TABLE event_log SET (fillfactor = 10);
+      ALTER TABLE webhook_cursor SET (fillfactor = 10);
+
+      CREATE FUNCTION petstore_append_events(n bigint, keep bigint, types text[], created text[], datas json[], owners bigint[], notify boolean)
+      RETURNS bigint LANGUAGE plpgsql VOLATILE AS $$
+      DECLARE
+        last bigint;
+        was bigint;
+        now_oldest bigint;
+      BEGIN
+        WITH log AS (
+          UPDATE event_log SET latest = latest + n, dropped_from = oldest, oldest = GREATEST(oldest, latest + n - keep + 1)
+          WHERE id = 1 RETURNING latest, dropped_from, oldest
+        ), added AS (
+          INSERT INTO events (sequence, type, created_at, data, owner_key_id)
+          SELECT log.latest - n + e.i, e.t, e.c, e.d, e.o FROM log, unnest(types, created, datas, owners) WITH ORDINALITY AS e(t, c, d, o, i)
+        )
+        SELECT log.latest, log.dropped_from, log.oldest INTO last, was, now_oldest FROM log;
+        IF was < now_oldest THEN
+          DELETE FROM events WHERE sequence >= was AND sequence < now_oldest;
+        END IF;
+        IF notify THEN
+          PERFORM pg_notify('petstore_events', last::text);
+        END IF;
+        RETURN last;
+      END
+      $$;
+    `,
+  },
 ];

@@ -19,7 +19,7 @@ import { DomainError, ServiceUnavailableError } from '../../service/errors.js';
 import { Availability } from './availability.js';
 import type { PostgresChanges } from './changes.js';
 import { isRetryable, isUnavailable } from './pg-errors.js';
-import { PostgresTx } from './postgres-tx.js';
+import { EVENTS_CHANNEL, PostgresTx } from './postgres-tx.js';
 import * as row from './rows.js';
 import { statements, type Prepare } from './statements.js';
 
@@ -48,6 +48,13 @@ const MAX_BATCH = 32;
  * listening connection) did not tell, so every process hears of every event within a second.
  */
 const EVENT_POLL_MS = 500;
+/**
+ * A process NOTIFYs other processes of its commits' events at most this often (ms). A NOTIFY costs
+ * PostgreSQL much more than the events' rows (the notification queue's lock and pages, and waking
+ * every listening session); a commit within this time of the last NOTIFY sends none, and one
+ * NOTIFY outside any transaction tells of all such commits when the time is up.
+ */
+const NOTIFY_EVERY_MS = 20;
 
 interface Member {
   fn: (tx: StoreTx) => Promise<unknown>;
@@ -310,9 +317,10 @@ export class PostgresStore implements Store {
    * One statement, outside any transaction: the due deliveries that no live lease holds are locked
    * (SKIP LOCKED passes over those another process is claiming or a transaction is writing) and
    * leased at once. The locking read is a MATERIALIZED query, run once: as a subquery joined to
-   * the UPDATE the planner may run it again per row, and LIMIT would then not hold. A row another claimer leased and committed after this statement's snapshot is
-   * read again at its newest version before it is locked, and its lease then keeps it out: each
-   * lease is given to exactly one process.
+   * the UPDATE the planner may run it again per row, and LIMIT would then not hold. A row another
+   * claimer leased and committed after this statement's snapshot is read again at its newest
+   * version before it is locked, and its lease then keeps it out: each lease is given to exactly
+   * one process.
    */
   async claimDueDeliveries(now: number, limit: number, leaseUntil: number): Promise<WebhookDeliveryRecord[]> {
     if (limit <= 0) return [];
@@ -369,6 +377,48 @@ export class PostgresStore implements Store {
     } finally {
       this.polling = false;
     }
+  }
+
+  /** When this process last sent a NOTIFY of events (Date.now()), and the latest sequence it committed since without one. */
+  private lastNotify = 0;
+  private owedNotify: number | undefined;
+  private notifyTimer: NodeJS.Timeout | undefined;
+
+  /** Whether a commit now may NOTIFY (then it is counted as the last NOTIFY). */
+  private readonly mayNotify = (): boolean => {
+    const now = Date.now();
+    if (now - this.lastNotify < NOTIFY_EVERY_MS) return false;
+    this.lastNotify = now;
+    return true;
+  };
+
+  /** After a COMMIT: listeners here are told at once; other processes by its NOTIFY or by the one owed. */
+  private committed(tx: PostgresTx, latest: number | undefined): void {
+    if (latest === undefined) return;
+    if (!tx.notified) {
+      this.owedNotify = Math.max(this.owedNotify ?? 0, latest);
+      this.scheduleNotify();
+    } else if (this.owedNotify !== undefined && this.owedNotify <= latest) {
+      this.owedNotify = undefined;
+    }
+    this.announceEvents(latest);
+  }
+
+  private scheduleNotify(): void {
+    if (this.notifyTimer || this.closed) return;
+    this.notifyTimer = setTimeout(
+      () => {
+        this.notifyTimer = undefined;
+        const latest = this.owedNotify;
+        if (latest === undefined) return;
+        if (!this.mayNotify()) return this.scheduleNotify();
+        this.owedNotify = undefined;
+        // Lost with the connection, at worst: the other processes' poll of the event log finds the events.
+        this.rows('SELECT pg_notify($1, $2)', [EVENTS_CHANNEL, String(latest)]).catch(() => undefined);
+      },
+      Math.max(0, this.lastNotify + NOTIFY_EVERY_MS - Date.now()),
+    );
+    this.notifyTimer.unref();
   }
 
   private announceEvents(latest: number | undefined): void {
@@ -436,6 +486,7 @@ export class PostgresStore implements Store {
     const answers: (() => void)[] = [];
     let broken: Error | undefined;
     let latest: number | undefined;
+    let done: PostgresTx | undefined;
     try {
       const tx = new PostgresTx(client, this.prepare);
       for (const m of batch) {
@@ -449,7 +500,8 @@ export class PostgresStore implements Store {
           else throw err;
         }
       }
-      latest = await tx.commit();
+      latest = await tx.commit(this.mayNotify);
+      done = tx;
     } catch (err) {
       if (isUnavailable(err)) broken = err as Error;
       else await client.query('ROLLBACK').catch((e: Error) => (broken = e));
@@ -464,7 +516,7 @@ export class PostgresStore implements Store {
       return;
     }
     client.release();
-    this.announceEvents(latest);
+    if (done) this.committed(done, latest);
     for (const answer of answers) answer();
   }
 
@@ -489,7 +541,7 @@ export class PostgresStore implements Store {
     try {
       const tx = new PostgresTx(client, this.prepare);
       const result = await fn(tx);
-      this.announceEvents(await tx.commit());
+      this.committed(tx, await tx.commit(this.mayNotify));
       return result;
     } catch (err) {
       if (isUnavailable(err)) broken = err as Error;
@@ -541,6 +593,7 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     this.closed = true;
     this.stopEventPoll();
+    clearTimeout(this.notifyTimer);
     this.eventListeners.clear();
     this.availability.close();
     for (const r of this.readers.splice(0)) {

@@ -20,8 +20,9 @@
  * with its counter update, leaving no gap at all). The row is locked for the last round trip
  * only (behind the transaction's other locks, so never in a cycle with them), and a group-commit
  * batch (postgres-store.ts) takes it once for all its transactions' events, in their order.
- * The NOTIFY that wakes other gateways' streams is sent in the same statement and is delivered at
- * commit; retention deletes what `oldest` left behind in a statement of its own (see DROP_EVENTS).
+ * The NOTIFY that wakes other gateways' streams is sent in the same statement (delivered at commit;
+ * a busy process's are spaced out by postgres-store.ts); retention by count deletes what `oldest`
+ * left behind in it too (migration 5).
  */
 import type { PoolClient } from 'pg';
 import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../../service/records.js';
@@ -52,28 +53,21 @@ const WEBHOOK_COUNT_LOCK = 70_115_323;
  * fails is answered at the next read or at commit (the transaction then fails as a whole), before
  * anything read after it is believed.
  */
-/** The channel every process LISTENs on for events committed anywhere (changes.ts); the payload is the latest sequence. */
+/** The channel every process LISTENs on for events committed anywhere (changes.ts; migration 5's function notifies it); the payload is the latest sequence. */
 export const EVENTS_CHANNEL = 'petstore_events';
 
 /**
  * The events of a transaction (or a batch), numbered from the event log's row and inserted in one
- * statement: $1 how many, $2 how many the log keeps at most, $3..$6 their columns in order.
+ * statement (migration 5's function, which also drops what retention by count left): $1 how many,
+ * $2 how many the log keeps at most, $3..$6 their columns in order, $7 whether to NOTIFY.
  */
-const APPEND_EVENTS = `WITH log AS (
-    UPDATE event_log SET latest = latest + $1, dropped_from = oldest, oldest = GREATEST(oldest, latest + $1 - $2 + 1)
-    WHERE id = 1 RETURNING latest
-  ), added AS (
-    INSERT INTO events (sequence, type, created_at, data, owner_key_id)
-    SELECT log.latest - $1 + e.n, e.type, e.created_at, e.data, e.owner_key_id
-    FROM log, unnest($3::text[], $4::text[], $5::json[], $6::bigint[]) WITH ORDINALITY AS e(type, created_at, data, owner_key_id, n)
-  )
-  SELECT latest, pg_notify('${EVENTS_CHANNEL}', latest::text) FROM log`;
+const APPEND_EVENTS = 'SELECT petstore_append_events($1, $2, $3::text[], $4::text[], $5::json[], $6::bigint[], $7) AS latest';
 
 /**
- * Deletes the events that the last change of `oldest` left below it (an index range from the old
- * oldest, no count). A statement of its own after the one that moved `oldest`: in READ COMMITTED
- * each statement reads a snapshot taken when it starts, and this one starts once the event log's
- * row is locked by this transaction, so it sees every event committed below `oldest`.
+ * Deletes the events that dropEventsBefore's change of `oldest` left below it (an index range from
+ * the old oldest, no count). A statement of its own after the one that moved `oldest`: in READ
+ * COMMITTED each statement reads a snapshot taken when it starts, and this one starts once the
+ * event log's row is locked by this transaction, so it sees every event committed below `oldest`.
  */
 const DROP_EVENTS = `DELETE FROM events
   WHERE sequence >= (SELECT dropped_from FROM event_log WHERE id = 1) AND sequence < (SELECT oldest FROM event_log WHERE id = 1)`;
@@ -98,6 +92,9 @@ export class PostgresTx implements StoreTx {
 
   /** Writes not sent yet: they go out, combined where they can be, with the next read or COMMIT. */
   private buffered: Buffered[] = [];
+
+  /** Whether COMMIT sent a NOTIFY of this transaction's events. */
+  notified = false;
 
   /** Events appended, in order: numbered and inserted with COMMIT (see the top of this file). */
   private events: NewEvent[] = [];
@@ -199,14 +196,16 @@ export class PostgresTx implements StoreTx {
   /**
    * Sends COMMIT behind the writes still on their way (and the events, numbered last: see the top
    * of this file) and waits for all of them. Returns the highest sequence this transaction gave
-   * its events, visible once this resolves, or undefined when it appended none.
+   * its events, visible once this resolves, or undefined when it appended none. `mayNotify`, asked
+   * only when there are events, says whether the commit NOTIFYs them (`notified`).
    */
-  async commit(): Promise<number | undefined> {
+  async commit(mayNotify: () => boolean = () => true): Promise<number | undefined> {
     let appended: Promise<{ rows: Record<string, any>[] }> | undefined;
     const p = this.corked(() => {
       this.flush();
       if (this.events.length) {
         const es = this.events;
+        this.notified = mayNotify();
         appended = this.query(APPEND_EVENTS, [
           es.length,
           this.keepAtMost,
@@ -214,8 +213,9 @@ export class PostgresTx implements StoreTx {
           es.map((e) => e.createdAt),
           es.map((e) => JSON.stringify(e.data)),
           es.map((e) => e.ownerKeyId ?? null),
+          this.notified,
         ]);
-        this.pending.push(appended, this.query(DROP_EVENTS, []));
+        this.pending.push(appended);
       }
       return this.client.query('COMMIT');
     });
