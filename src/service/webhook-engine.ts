@@ -293,18 +293,19 @@ export class WebhookEngine {
         }
         return;
       }
+      if (status === 410) {
+        // The receiver is gone (a ping may say so too): the endpoint is disabled at once.
+        await tx.putWebhookDelivery(finished(next, 'failed'));
+        if (ep.status === 'enabled') await this.disable(tx, ep, 'gone');
+        return;
+      }
       if (isPing || ep.status !== 'enabled') {
-        // A ping tells its sender how the receiver answers: it is not retried and moves no endpoint
-        // state. An endpoint disabled meanwhile gets no further attempt.
+        // A ping tells its sender how the receiver answers: it is not retried and moves no other
+        // endpoint state. An endpoint disabled meanwhile gets no further attempt.
         await tx.putWebhookDelivery(finished(next, 'failed'));
         return;
       }
       const failingSince = ep.failingSince ?? startedAt;
-      if (status === 410) {
-        await tx.putWebhookDelivery(finished(next, 'failed'));
-        await this.disable(tx, ep, 'gone');
-        return;
-      }
       if (now - failingSince >= RETRY_WINDOW_MS) {
         await tx.putWebhookDelivery(finished(next, 'failed'));
         await this.disable(tx, ep, 'failing');
