@@ -58,4 +58,29 @@ describe('webhook retry schedule', () => {
     const d2 = await later.attempt();
     expect(Date.parse(d2.nextAttemptAt!) - later.clock.now()).toBe(90_000);
   });
+
+  it('keeps the newest deliveries of the log (and every pending one) when it prunes', async () => {
+    const clock = new FakeClock();
+    const store = new MemoryStore();
+    const s = createServices({
+      store,
+      clock,
+      adminSecret: 'admin-secret-for-tests',
+      bans: { banSeconds: 900 },
+      webhooks: { network: { refuse: async () => undefined, send: async () => ({ status: 204 }) } },
+    });
+    const hook = await s.webhooks.create(admin, { url: 'https://receiver.example/x', types: ['category.created'] });
+    for (let i = 0; i < 6; i++) await s.categories.create(admin, { name: `C${i}` });
+    await s.webhookEngine.fanOut();
+    const all = await store.listWebhookDeliveries({ endpointId: hook.id, after: 0, limit: 10 });
+    for (const d of all.slice(0, 5)) await s.webhookEngine.attempt(d);
+    await s.webhookEngine.prune(3);
+    const left = await store.listWebhookDeliveries({ endpointId: hook.id, after: 0, limit: 10 });
+    // The newest three stay (the last still pending), the older finished ones are gone.
+    expect(left.map((d) => [d.id, d.status])).toEqual([
+      [all[3]!.id, 'succeeded'],
+      [all[4]!.id, 'succeeded'],
+      [all[5]!.id, 'pending'],
+    ]);
+  });
 });

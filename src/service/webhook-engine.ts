@@ -35,6 +35,8 @@ export const MAX_RETRY_WAIT_MS = 6 * HOUR_MS;
 const FAN_OUT_BATCH = 200;
 /** Attempts under way at once: a slow receiver holds one slot, never the others' deliveries. */
 const CONCURRENCY = 32;
+/** Deliveries the retention drops per transaction. */
+const PRUNE_BATCH = 2000;
 /** How long "no endpoint is enabled" is believed before the store is asked again. */
 const NO_ENDPOINTS_MS = 1000;
 /** A claimed attempt is another process's to retry if this one has not written it by then (10 s timeout and slack). */
@@ -147,6 +149,19 @@ export class WebhookEngine {
         }, Math.max(wait, 5));
         (this.timer as { unref?: () => void }).unref?.();
       });
+  }
+
+  /**
+   * The delivery log's retention: finished deliveries older than the newest `keep` (by id) are
+   * deleted, a few thousand per transaction; pending ones stay until they finish.
+   */
+  async prune(keep: number): Promise<void> {
+    const latest = await this.store.latestDeliveryId();
+    if (latest <= keep) return;
+    const before = latest - keep + 1;
+    while ((await this.store.transaction((tx) => tx.dropFinishedDeliveriesBefore(before, PRUNE_BATCH))) === PRUNE_BATCH) {
+      // more to drop
+    }
   }
 
   /** Tells the engine that an endpoint was created or enabled in this process (others' are seen within NO_ENDPOINTS_MS). */
