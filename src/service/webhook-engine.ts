@@ -35,6 +35,8 @@ export const MAX_RETRY_WAIT_MS = 6 * HOUR_MS;
 const FAN_OUT_BATCH = 200;
 /** Attempts under way at once: a slow receiver holds one slot, never the others' deliveries. */
 const CONCURRENCY = 32;
+/** Outcomes written per transaction at most. */
+const RECORD_BATCH = 200;
 /** Deliveries the retention drops per transaction. */
 const PRUNE_BATCH = 2000;
 /** How long "no endpoint is enabled" is believed before the store is asked again. */
@@ -56,6 +58,17 @@ export interface WebhookEngineOptions {
 
 type Timer = ReturnType<typeof setTimeout>;
 
+/** An attempt's outcome on its way to the store. */
+interface Outcome {
+  id: number;
+  attempt: DeliveryAttempt;
+  outcome: WebhookOutcome;
+  startedAt: number;
+  isPing: boolean;
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
 export class WebhookEngine {
   private readonly baseMs: number;
   private readonly pollMs: number;
@@ -66,6 +79,9 @@ export class WebhookEngine {
   private timer: Timer | undefined;
   private stopEvents: (() => void) | undefined;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Attempts' outcomes waiting to be written, and the write under way. */
+  private readonly outcomes: Outcome[] = [];
+  private flushing: Promise<void> | undefined;
   /** The ids of the deliveries being attempted. */
   private readonly attempting = new Set<number>();
   /** performance.now() until which the store is not asked for endpoints again (none was enabled). */
@@ -291,48 +307,80 @@ export class WebhookEngine {
     await this.record(d.id, attempt, outcome, startedAt, isPing);
   }
 
-  private async record(id: number, attempt: DeliveryAttempt, outcome: WebhookOutcome, startedAt: number, isPing: boolean): Promise<void> {
-    const now = this.clock.now();
-    await this.store.transaction(async (tx) => {
-      const cur = await tx.getWebhookDelivery(id);
-      const ep = cur && (await tx.getWebhook(cur.endpointId));
-      if (!cur || !ep) return;
-      const next: WebhookDeliveryRecord = { ...cur, attempts: [...cur.attempts, attempt] };
-      const status = 'status' in outcome ? outcome.status : undefined;
-      if (status !== undefined && status >= 200 && status < 300) {
-        await tx.putWebhookDelivery(finished(next, 'succeeded'));
-        if (ep.failingSince !== undefined && !isPing) {
-          const healthy = { ...ep };
-          delete healthy.failingSince;
-          await tx.putWebhook(healthy);
-        }
-        return;
-      }
-      if (status === 410) {
-        // The receiver is gone (a ping may say so too): the endpoint is disabled at once.
-        await tx.putWebhookDelivery(finished(next, 'failed'));
-        if (ep.status === 'enabled') await this.disable(tx, ep, 'gone');
-        return;
-      }
-      if (isPing || ep.status !== 'enabled') {
-        // A ping tells its sender how the receiver answers: it is not retried and moves no other
-        // endpoint state. An endpoint disabled meanwhile gets no further attempt.
-        await tx.putWebhookDelivery(finished(next, 'failed'));
-        return;
-      }
-      const failingSince = ep.failingSince ?? startedAt;
-      if (now - failingSince >= RETRY_WINDOW_MS) {
-        await tx.putWebhookDelivery(finished(next, 'failed'));
-        await this.disable(tx, ep, 'failing');
-        return;
-      }
-      if (ep.failingSince === undefined) await tx.putWebhook({ ...ep, failingSince });
-      const n = next.attempts.length + 1; // the attempt to come
-      const wait = Math.max(this.random() * Math.min(MAX_RETRY_WAIT_MS, this.baseMs * 2 ** (n - 2)), retryAfterMs(outcome, now));
-      const at = now + Math.ceil(wait);
-      if (n > MAX_ATTEMPTS || at > cur.firstDueAt + RETRY_WINDOW_MS) await tx.putWebhookDelivery(finished(next, 'failed'));
-      else await tx.putWebhookDelivery({ ...next, nextAttemptAt: at });
+  /**
+   * Writes an attempt's outcome. Outcomes that arrive while a write is under way wait and go
+   * together in the next transaction (one journal entry for many attempts); a batch that fails is
+   * written again one outcome at a time, so one bad outcome fails only its own delivery's write.
+   */
+  private record(id: number, attempt: DeliveryAttempt, outcome: WebhookOutcome, startedAt: number, isPing: boolean): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.outcomes.push({ id, attempt, outcome, startedAt, isPing, resolve, reject });
+      this.flushing ??= this.flush().finally(() => {
+        this.flushing = undefined;
+      });
     });
+  }
+
+  private async flush(): Promise<void> {
+    while (this.outcomes.length > 0) {
+      const batch = this.outcomes.splice(0, RECORD_BATCH);
+      try {
+        await this.store.transaction(async (tx) => {
+          for (const o of batch) await this.recordIn(tx, o);
+        });
+        for (const o of batch) o.resolve();
+      } catch (err) {
+        if (batch.length === 1) batch[0]!.reject(err);
+        else {
+          for (const o of batch) {
+            await this.store.transaction((tx) => this.recordIn(tx, o)).then(o.resolve, o.reject);
+          }
+        }
+      }
+    }
+  }
+
+  private async recordIn(tx: StoreTx, o: Outcome): Promise<void> {
+    const { id, attempt, outcome, startedAt, isPing } = o;
+    const now = this.clock.now();
+    const cur = await tx.getWebhookDelivery(id);
+    const ep = cur && (await tx.getWebhook(cur.endpointId));
+    if (!cur || !ep) return;
+    const next: WebhookDeliveryRecord = { ...cur, attempts: [...cur.attempts, attempt] };
+    const status = 'status' in outcome ? outcome.status : undefined;
+    if (status !== undefined && status >= 200 && status < 300) {
+      await tx.putWebhookDelivery(finished(next, 'succeeded'));
+      if (ep.failingSince !== undefined && !isPing) {
+        const healthy = { ...ep };
+        delete healthy.failingSince;
+        await tx.putWebhook(healthy);
+      }
+      return;
+    }
+    if (status === 410) {
+      // The receiver is gone (a ping may say so too): the endpoint is disabled at once.
+      await tx.putWebhookDelivery(finished(next, 'failed'));
+      if (ep.status === 'enabled') await this.disable(tx, ep, 'gone');
+      return;
+    }
+    if (isPing || ep.status !== 'enabled') {
+      // A ping tells its sender how the receiver answers: it is not retried and moves no other
+      // endpoint state. An endpoint disabled meanwhile gets no further attempt.
+      await tx.putWebhookDelivery(finished(next, 'failed'));
+      return;
+    }
+    const failingSince = ep.failingSince ?? startedAt;
+    if (now - failingSince >= RETRY_WINDOW_MS) {
+      await tx.putWebhookDelivery(finished(next, 'failed'));
+      await this.disable(tx, ep, 'failing');
+      return;
+    }
+    if (ep.failingSince === undefined) await tx.putWebhook({ ...ep, failingSince });
+    const n = next.attempts.length + 1; // the attempt to come
+    const wait = Math.max(this.random() * Math.min(MAX_RETRY_WAIT_MS, this.baseMs * 2 ** (n - 2)), retryAfterMs(outcome, now));
+    const at = now + Math.ceil(wait);
+    if (n > MAX_ATTEMPTS || at > cur.firstDueAt + RETRY_WINDOW_MS) await tx.putWebhookDelivery(finished(next, 'failed'));
+    else await tx.putWebhookDelivery({ ...next, nextAttemptAt: at });
   }
 
   /** Disables an endpoint and tells its owner, in the same transaction. */
