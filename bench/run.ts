@@ -6,7 +6,8 @@
  * with `taskset -c`; this process, where autocannon runs (10 connections), is pinned to core 1.
  * Throughput rows are ratios of req/s to a bare node:http server answering a pet from a Map,
  * measured before and after them in the same run. `--scale N` (e.g. `npm run bench -- --scale
- * 1000000`) measures a store of N pets instead: see bench/scale.ts.
+ * 1000000`) measures a store of N pets instead: see bench/scale.ts. `--streams` runs only the
+ * event-stream row (1,000 open SSE streams, bench/streams.ts).
  *
  * Environment (all optional): BENCH_DURATION seconds per measured run (1-30, default 5),
  * BENCH_WARMUP seconds of warm-up (0-10, default 2), BENCH_CONNECTIONS (1-100, default 10),
@@ -25,6 +26,7 @@ import { intEnv } from './env.js';
 import { killAllNow, pinning, pinSelf, stopAll, stopChild, type Child } from './processes.js';
 import { appendResults, int, loadAverage, machine, mib, ms, table, type Row } from './report.js';
 import { scaleRows } from './scale.js';
+import { streamRows } from './streams.js';
 import { bareScenario, createPetScenario, readScenarios, type Scenario } from './scenarios.js';
 import { BENCH_DIR, LOADGEN_CPU, newAdminKey, removeTempDirs, startBare, startServer, tempDir } from './servers.js';
 import { createFixture, PET_COUNT, type Fixture } from './setup.js';
@@ -40,6 +42,8 @@ function scaleArg(): number | undefined {
 const LOAD: LoadOptions = { connections: intEnv('BENCH_CONNECTIONS', 10, 1, 100), warmupS: intEnv('BENCH_WARMUP', 2, 0, 10), durationS: intEnv('BENCH_DURATION', 5, 1, 30) };
 const WRITE = process.env.BENCH_WRITE !== '0';
 const SCALE = scaleArg();
+/** `--streams`: only the event-stream row (bench/streams.ts). */
+const STREAMS_ONLY = process.argv.includes('--streams');
 const RESULTS = join(BENCH_DIR, 'RESULTS.md');
 /** Hard bound on the whole script: past it, stop the children and exit 1. */
 const WATCHDOG_MS = (SCALE ? 420 : 360) * 1000;
@@ -180,7 +184,7 @@ async function clusterRows(): Promise<Row[]> {
 
 async function main(): Promise<number> {
   const started = new Date();
-  const command = `npm run bench${SCALE ? ` -- --scale ${SCALE}` : ''}`;
+  const command = `npm run bench${SCALE ? ` -- --scale ${SCALE}` : STREAMS_ONLY ? ' -- --streams' : ''}`;
   const where = machine(); // before pinning, which narrows what this process sees
   const pin = pinning();
   const pinned = pin.ok && pinSelf(LOADGEN_CPU);
@@ -193,9 +197,12 @@ async function main(): Promise<number> {
   const notes: string[] = [];
   if (SCALE) {
     rows.push(...(await scaleRows({ pets: SCALE, pin: pinned, load: LOAD, notes })));
+  } else if (STREAMS_ONLY) {
+    rows.push(...(await streamRows(pinned)));
   } else {
     rows.push(await emptyStoreRow(pinned));
     rows.push(...(await throughputRows(pinned)));
+    rows.push(...(await streamRows(pinned)));
     if (!process.argv.includes('--no-cluster')) rows.push(...(await clusterRows()));
     notes.push(`ratio = req/s over the mean of the bare runs just before and after the row; CPU µs per request = the server process's user+system time (/proc) over the measured run / its requests; fixture ${PET_COUNT} pets`);
   }

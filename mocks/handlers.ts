@@ -49,16 +49,22 @@ export function mswHandlers({ baseUrl, doc, pipeline, latencyMs, unknownPaths = 
       body: async () => new Uint8Array(await request.arrayBuffer()),
     };
     const res = await pipeline(req, route);
-    return new HttpResponse(request.method === 'HEAD' ? null : res.body, { status: res.status, headers: res.headers });
+    let body = res.body;
+    if (body instanceof ReadableStream) {
+      if (request.method === 'HEAD') void body.cancel();
+      body = request.method === 'HEAD' ? null : cancelledWith(body, request.signal);
+    }
+    return new HttpResponse(request.method === 'HEAD' ? null : body, { status: res.status, headers: res.headers });
   };
 
   const routes = routeTable(doc).filter((r) => !r.hostOnly);
+  const literals = new Set(routes.filter((r) => !r.path.includes('{')).map((r) => r.path));
   const handlers: RequestHandler[] = [];
   for (const route of routes) {
     const verb = VERBS[route.method as keyof typeof VERBS];
     if (!verb) throw new Error(`no MSW handler for ${route.method} ${route.path} (${route.operationId})`);
     const url = baseUrl + route.pattern;
-    const resolver = operationResolver(route, answer);
+    const resolver = operationResolver(route, literals, answer);
     handlers.push(verb(url, resolver));
     if (route.method === 'GET') handlers.push(http.head(url, resolver));
   }
@@ -77,12 +83,16 @@ export function mswHandlers({ baseUrl, doc, pipeline, latencyMs, unknownPaths = 
 /**
  * Runs the pipeline for the operation MSW matched. MSW matches paths case-insensitively and the
  * contract does not: a path that differs in case from the operation's goes to the pipeline
- * unrouted, which answers it as the server does.
+ * unrouted, which answers it as the server does; so does a literal path of the document that a
+ * template of another method matched (GET /events/stream-tokens, not /events/{eventId}).
  */
-function operationResolver(route: RouteEntry, answer: (request: Request, route?: RouteMatch) => Promise<Response>): HttpResponseResolver {
+function operationResolver(route: RouteEntry, literals: Set<string>, answer: (request: Request, route?: RouteMatch) => Promise<Response>): HttpResponseResolver {
   const exact = new RegExp(`^${route.path.replace(/\{\w+\}/g, '[^/]+')}/?$`);
+  const templated = route.path.includes('{');
   return ({ request, params }) => {
-    if (!exact.test(new URL(request.url).pathname)) return answer(request);
+    const path = new URL(request.url).pathname;
+    // A literal path of the document (/events/stream-tokens) is never a template's parameter.
+    if (!exact.test(path) || (templated && literals.has(path.length > 1 ? path.replace(/\/$/, '') : path))) return answer(request);
     const texts: Record<string, string> = {};
     for (const name in params) {
       const value = params[name];
@@ -90,4 +100,25 @@ function operationResolver(route: RouteEntry, answer: (request: Request, route?:
     }
     return answer(request, { operationId: route.operationId, params: texts });
   };
+}
+
+/**
+ * A streaming body (an event stream, a subscription) as MSW hands it to the page, chunk by chunk,
+ * in Node and in a browser; it is cancelled when the reader cancels it and also when the request is
+ * aborted (a fetch's signal, EventSource.close()), which is how the answer learns that the client
+ * went away where the interceptor does not pass the cancellation on.
+ */
+function cancelledWith(body: ReadableStream<Uint8Array>, signal: AbortSignal): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  const cancel = (reason?: unknown) => reader.cancel(reason).catch(() => undefined);
+  if (signal.aborted) void cancel();
+  else signal.addEventListener('abort', () => void cancel(), { once: true });
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel,
+  });
 }

@@ -45,6 +45,8 @@ export interface MockOptions {
   /** As PETSTORE_EVENTS_RETENTION_DAYS and PETSTORE_EVENTS_MAX (default 7 and 100,000). */
   eventsRetentionDays?: number;
   eventsMax?: number;
+  /** As PETSTORE_STREAM_MAX_SECONDS (default 3600): how long one event stream or subscription stays open. */
+  streamMaxSeconds?: number;
   /**
    * Receives signed webhook deliveries (CONTRACT section 14): each one is the request the server
    * would POST (Standard Webhooks v1 headers, the event's JSON), and the Response is the
@@ -127,6 +129,7 @@ export function createPetstoreMocks(options: MockOptions = {}): PetstoreMocks {
       pollMs: 50,
       onError: (err) => console.error('[petstore mocks] webhook delivery failed', err),
     },
+    streams: { maxSeconds: options.streamMaxSeconds },
   });
   const limiter = new RateLimiter({ clock, maxEntries: options.limiterEntries });
   const scenario: ScenarioState = { current: null };

@@ -233,6 +233,44 @@ describe('options', () => {
       delete g.localStorage;
     }
   });
+
+  it('keeps the newest 1,000 events across a reload (older ones count as expired), and goes on in memory when localStorage is full', async () => {
+    const saved = new Map<string, string>();
+    let full = false;
+    const g = globalThis as { localStorage?: unknown };
+    g.localStorage = {
+      getItem: (k: string) => saved.get(k) ?? null,
+      setItem: (k: string, v: string) => {
+        if (full) throw new DOMException('quota', 'QuotaExceededError');
+        saved.set(k, v);
+      },
+      removeItem: (k: string) => void saved.delete(k),
+    };
+    const warn = console.warn;
+    const warnings: unknown[] = [];
+    console.warn = (...args: unknown[]) => void warnings.push(args);
+    try {
+      const first = start({ persist: true });
+      const c = await first.admin.post('/categories', { name: 'Busy' });
+      for (let i = 0; i < 1_005; i++) expect((await first.admin.put(`/categories/${c.body.id}`, { name: `Busy ${i}` })).status).toBe(200);
+      const latest = (await first.admin.get('/events?type=category.updated&after=0&limit=1')).body;
+      await new Promise((r) => setTimeout(r, 20));
+      const reloaded = start({ persist: true });
+      const page = await reloaded.admin.get('/events?limit=100');
+      expect(page.status).toBe(200);
+      const oldest = page.body[0].sequence as number;
+      expect(oldest).toBeGreaterThan(latest[0].sequence);
+      expectError(await reloaded.admin.get(`/events?after=${oldest - 2}`), 410, 'EVENTS_EXPIRED');
+      full = true;
+      expect((await reloaded.admin.post('/categories', { name: 'Unsaved' })).status).toBe(201);
+      await new Promise((r) => setTimeout(r, 20));
+      expect(warnings).toHaveLength(1);
+      expect((await reloaded.admin.get('/categories?limit=100')).body.map((x: { name: string }) => x.name)).toContain('Unsaved');
+    } finally {
+      console.warn = warn;
+      delete g.localStorage;
+    }
+  });
 });
 
 describe('routing, as MSW users expect (one handler per operation)', () => {

@@ -34,11 +34,11 @@ export interface ScenarioDeps {
 export function scenarioGate(admission: Gate, deps: ScenarioDeps): Gate {
   const { state, keys, limiter, clock } = deps;
   return {
-    async admit(secret, address) {
-      if (!state.current) return admission.admit(secret, address);
+    async admit(secret, address, known) {
+      if (!state.current) return admission.admit(secret, address, known);
       let principal: Principal;
       try {
-        principal = await keys.authenticate(secret);
+        principal = known ?? (await keys.authenticate(secret));
       } catch (err) {
         if (err instanceof UnauthenticatedError) return admission.admit(secret, address); // not a keyed answer
         throw err;
@@ -56,7 +56,7 @@ export function scenarioGate(admission: Gate, deps: ScenarioDeps): Gate {
         const refusal = keyBanned(clock.now() + deps.banSeconds * 1000, deps.banSeconds);
         return { principal, decision: limiter.peek(subjectOf(principal.keyId), limits), refusal };
       }
-      const verdict: Verdict = await admission.admit(secret, address);
+      const verdict: Verdict = await admission.admit(secret, address, principal);
       if (verdict.refusal) return verdict;
       const failure: DomainError = code === 'INTERNAL' ? new InternalError(INTERNAL_MESSAGE) : cannotPersist();
       return { ...verdict, refusal: failure };

@@ -6,6 +6,20 @@ import type { StoreData } from '../src/store/memory/memory-store.js';
 
 export type SavedStore = StoreData;
 
+/**
+ * The newest events kept across reloads: localStorage holds about 5 MB, and the event log may hold
+ * 100,000 events; older ones count as dropped by retention after a reload (EVENTS_EXPIRED).
+ */
+export const PERSISTED_EVENTS = 1_000;
+
+/** `data` with only its newest PERSISTED_EVENTS events. */
+export function trimmedForStorage(data: StoreData): SavedStore {
+  const events = data.events ?? [];
+  if (events.length <= PERSISTED_EVENTS) return data;
+  const kept = events.slice(-PERSISTED_EVENTS);
+  return { ...data, events: kept, eventsOldest: kept[0]!.sequence };
+}
+
 export interface BrowserStorage {
   load(): SavedStore | undefined;
   /** Saves what `dump` gives once the current burst of commits is over. */
@@ -37,7 +51,14 @@ export function browserStorage(key: string): BrowserStorage | undefined {
     },
     saveSoon(dump) {
       clearTimeout(timer);
-      timer = setTimeout(() => ls.setItem(key, JSON.stringify(dump())), 0);
+      timer = setTimeout(() => {
+        try {
+          ls.setItem(key, JSON.stringify(trimmedForStorage(dump())));
+        } catch (err) {
+          // A full localStorage: the mocks go on in memory; the next save tries again.
+          console.warn('[petstore mocks] could not save the mock store in localStorage', err);
+        }
+      }, 0);
     },
     clear() {
       clearTimeout(timer);

@@ -74,6 +74,7 @@ async function main(): Promise<void> {
     adminSecret: config.adminKey,
     bans: { banSeconds: config.banSeconds },
     eventRetention: config.eventRetention,
+    streams: { maxSeconds: config.streamMaxSeconds },
     webhooks: {
       network: createWebhookSender({ allowHosts: config.webhookAllowHosts }),
       allowHosts: config.webhookAllowHosts,
@@ -165,6 +166,8 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     clearInterval(sweep);
     clearInterval(eventRetention);
+    // Open streams (SSE, subscriptions) end now, so close() does not wait for them: clients resume.
+    services.streams.close();
     metricsServer?.close();
     metricsServer?.closeAllConnections();
     // close() stops accepting and waits for requests in flight; idle keep-alive sockets go now.

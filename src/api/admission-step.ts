@@ -7,24 +7,57 @@
 import type { Verdict } from '../limits/admission.js';
 import type { Decision } from '../limits/rate-limiter.js';
 import type { Clock } from '../service/clock.js';
+import { UnauthenticatedError } from '../service/errors.js';
+import type { Principal } from '../service/records.js';
 import type { Exchange } from './exchange.js';
 
 /** What admits a request: the limits' Admission, or a wrapper of it (the mocks' scenarios). */
 export interface Gate {
-  admit(secret: string | undefined, address: string): Promise<Verdict>;
+  /** `known`: the principal when the request was authenticated otherwise (a stream token). */
+  admit(secret: string | undefined, address: string, known?: Principal): Promise<Verdict>;
 }
 
 export type Admit = (x: Exchange) => Promise<void>;
 
-export function admission(gate: Gate, clock: Clock): Admit {
+/** Turns a stream token into its key's principal, spending it (UNAUTHENTICATED when it is not valid). */
+export type RedeemToken = (token: string) => Promise<Principal>;
+
+/**
+ * `redeem`: for operations that accept a stream token (`StreamToken` in their security, i.e.
+ * GET /events/stream), a request without X-API-Key but with `?token=` is admitted as the token's
+ * key, with that key's budget and refusals; a token that is not valid is 401 as an unknown key
+ * is, drawing on the address's bucket.
+ */
+export function admission(gate: Gate, clock: Clock, redeem?: RedeemToken): Admit {
   return async (x) => {
-    const verdict = await gate.admit(x.header('x-api-key') || undefined, x.req.ip);
+    const secret = x.header('x-api-key') || undefined;
+    const token = secret === undefined && redeem && takesToken(x) ? x.query.get('token')?.[0] : undefined;
+    let verdict: Verdict;
+    if (token !== undefined) {
+      let known: Principal | undefined;
+      let refused: unknown;
+      try {
+        known = await redeem!(token);
+      } catch (err) {
+        if (!(err instanceof UnauthenticatedError)) throw err;
+        refused = err;
+      }
+      verdict = await gate.admit(undefined, x.req.ip, known);
+      if (refused && verdict.refusal instanceof UnauthenticatedError) verdict = { ...verdict, refusal: refused as UnauthenticatedError };
+    } else {
+      verdict = await gate.admit(secret, x.req.ip);
+    }
     x.set(rateLimitHeaders(verdict.decision, clock.now()));
     const b = verdict.decision.binding;
     x.rateLimit = { limit: b.limit, remaining: b.remaining, reset: Math.ceil(b.resetAt / 1000) };
     if (verdict.refusal) throw verdict.refusal;
     x.principal = verdict.principal;
   };
+}
+
+/** Whether the routed operation accepts a stream token (`security: [..., { StreamToken: [] }]`). */
+function takesToken(x: Exchange): boolean {
+  return (x.operation?.op.security as Record<string, unknown>[] | undefined)?.some((s) => Object.hasOwn(s, 'StreamToken')) === true;
 }
 
 export function rateLimitHeaders(d: Decision, now: number): Record<string, string> {

@@ -29,7 +29,12 @@ export interface ApiResponse {
   status: number;
   /** Lower-case names. */
   headers: Record<string, string>;
-  body: string | Uint8Array | null;
+  /**
+   * A stream (an event stream, a subscription) is a web ReadableStream, the same in Node and in
+   * browsers: the host sends each chunk as it comes, without Content-Length, and cancels the
+   * stream when the client goes away; cancelling it is how the answer learns that.
+   */
+  body: string | Uint8Array | ReadableStream<Uint8Array> | null;
   /** The OpenAPI operation that answered, when the request was routed (metrics, logs). */
   operationId?: string;
   /** The key that was authenticated, when one was (logs). */
@@ -63,7 +68,7 @@ export interface RateLimitInfo {
 /** One request's state while the pipeline works on it. */
 export class Exchange {
   status = 404;
-  /** A JSON value, or a string / bytes with `type` set. */
+  /** A JSON value, or a string / bytes / ReadableStream of bytes with `type` set. */
   body: unknown = undefined;
   /** Content type for string and byte bodies. */
   type: string | undefined;

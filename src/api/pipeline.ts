@@ -29,6 +29,7 @@ import { inventoryHandlers } from './rest/handlers/inventory.js';
 import { orderHandlers } from './rest/handlers/orders.js';
 import { eventHandlers } from './rest/handlers/events.js';
 import { webhookHandlers } from './rest/handlers/webhooks.js';
+import { streamHandlers } from './rest/handlers/stream.js';
 import { compileRoutes } from './rest/routes.js';
 import type { Handlers } from './rest/handler.js';
 
@@ -65,7 +66,7 @@ export async function createPipeline(deps: PipelineDeps): Promise<Pipeline> {
   const version = contract.doc.info.version;
   const logger = deps.logger ?? { error: () => undefined };
   const plain = new Admission({ limiter: deps.limiter, keys: services.keys, bans: services.bans, clock, thresholds: deps.banThresholds });
-  const admit = admission(deps.gate ? deps.gate(plain) : plain, clock);
+  const admit = admission(deps.gate ? deps.gate(plain) : plain, clock, (token) => services.streamTokens.redeem(token));
   const cors = corsPolicy(deps.corsOrigins ?? []);
 
   const routes = compileRoutes({
@@ -84,6 +85,7 @@ export async function createPipeline(deps: PipelineDeps): Promise<Pipeline> {
       ...adminHandlers(services),
       ...eventHandlers(services),
       ...webhookHandlers(services),
+      ...streamHandlers(services),
       ...deps.hostHandlers,
     },
   });
@@ -130,11 +132,11 @@ export async function createPipeline(deps: PipelineDeps): Promise<Pipeline> {
   };
 }
 
-/** Serialises the exchange: JSON values as application/json, strings and bytes with their type. */
+/** Serialises the exchange: JSON values as application/json, strings, bytes and byte streams with their type. */
 function finish(x: Exchange): ApiResponse {
-  let body: string | Uint8Array | null = null;
+  let body: ApiResponse['body'] = null;
   if (x.body !== undefined && x.body !== null && x.status !== 204) {
-    if (typeof x.body === 'string' || x.body instanceof Uint8Array) {
+    if (typeof x.body === 'string' || x.body instanceof Uint8Array || x.body instanceof ReadableStream) {
       body = x.body;
       x.headers['content-type'] = x.type ?? x.headers['content-type'] ?? 'text/plain; charset=utf-8';
     } else {

@@ -1,7 +1,9 @@
 /** The client's public types: its options, per-call options, pages, and its methods. */
+import type { ApiError } from './errors.js';
 import type {
   Body,
   Category,
+  EventTypeFilter,
   InventoryItem,
   Item,
   Key,
@@ -10,6 +12,7 @@ import type {
   Param,
   Pet,
   Query,
+  TypedEvent,
 } from './types.js';
 
 /** The subset of fetch the client calls. */
@@ -56,6 +59,37 @@ export interface PostOptions extends RequestOptions {
    * retry across calls (or processes) safe too.
    */
   idempotencyKey?: string;
+}
+
+/** Options of `events()`, the live stream. */
+export interface EventsOptions {
+  /** Only events of these types (`order.*` for a family); default every type the key may see. */
+  types?: readonly EventTypeFilter[];
+  /**
+   * Start after this event (a sequence, or an id such as `evt_42`): nothing after it is missed.
+   * Default: the next event that happens once connected.
+   */
+  after?: number | string;
+  /** Ends the iteration (quietly), closing the connection. */
+  signal?: AbortSignal;
+  /** Called each time the stream is (re)connected, e.g. to show that updates are live. */
+  onOpen?: () => void;
+  /**
+   * Called when a connection ends or cannot be opened, before waiting `delayMs` to reconnect;
+   * `error` is the failed attempt's (undefined when an open stream ended or dropped).
+   */
+  onDisconnect?: (info: { delayMs: number; error: ApiError | undefined }) => void;
+  /**
+   * The resume point was older than the server keeps (CONTRACT section 14): the stream goes on
+   * from the oldest kept event, `oldestSequence`; the events in between are gone.
+   */
+  onExpired?: (expired: { oldestSequence: number }) => void;
+  /** Failed connection attempts in a row before giving up with the last error. Default: no limit. */
+  maxRetries?: number;
+  /** A connection silent for this long (the server pings every 15 s) is dropped and resumed. Default 45,000 ms. */
+  idleTimeoutMs?: number;
+  /** Extra request headers. */
+  headers?: Record<string, string>;
 }
 
 /** One page of a list. */
@@ -173,6 +207,17 @@ export interface PetStoreClient {
   iterateEvents(query?: Query<'/events', 'get'>, options?: RequestOptions): AsyncGenerator<Item<'/events', 'get'>, void, undefined>;
   /** `GET /events/{eventId}`. */
   getEvent(eventId: Param<'/events/{eventId}', 'get', 'eventId'>, options?: RequestOptions): Promise<Ok<'/events/{eventId}', 'get'>>;
+  /** `POST /events/stream-tokens`: a token that opens one event stream (`GET /events/stream?token=`) within 60 s, for `EventSource`. */
+  createStreamToken(options?: PostOptions): Promise<Ok<'/events/stream-tokens', 'post'>>;
+  /**
+   * The live stream (`GET /events/stream`): every event the key may see, as it happens, until
+   * `signal` aborts. A dropped connection is resumed after the last event yielded, with backoff
+   * (the server's `retry:`, `Retry-After` after a 429, else full jitter); no event is yielded
+   * twice. Refusals that retrying cannot cure (401, 403, KEY_BANNED) end it with an ApiError.
+   *
+   *   for await (const e of api.events({ types: ['order.*', 'inventory.changed'], signal })) ...
+   */
+  events(options?: EventsOptions): AsyncGenerator<TypedEvent, void, undefined>;
 
   // Webhooks
   /** `POST /webhooks`: registers an endpoint; the reply holds its signing `secret`, once. */

@@ -5,10 +5,11 @@
  *   const api = createClient({ baseUrl: 'http://127.0.0.1:3000', apiKey: 'psk_pro_...' });
  *   const pet = await api.createPet({ name: 'Rex', categoryId: 1 });
  *   for await (const p of api.iteratePets({ status: ['available'] })) console.log(p.name);
+ *   for await (const e of api.events({ types: ['order.*'], signal })) console.log(e.type, e.data.object);
  */
 export { createClient } from './client.js';
 export { nextLink } from './wire.js';
-export type { ClientOptions, FetchLike, Page, PetStoreClient, PostOptions, RequestOptions } from './client.js';
+export type { ClientOptions, EventsOptions, FetchLike, Page, PetStoreClient, PostOptions, RequestOptions } from './client.js';
 export { ApiError, isApiError } from './errors.js';
 export type { ApiErrorInit, ClientErrorCode } from './errors.js';
 export { decideRetry, fullJitterDelay, parseRetryAfter } from './backoff.js';

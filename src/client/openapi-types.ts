@@ -412,6 +412,69 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream events (Server-Sent Events)
+         * @description Streams the events the key may see as they happen, as Server-Sent Events (`text/event-stream`). The
+         *     first frame is `retry: 3000`; each event is one frame of `id: evt_N`, `event: <type>` and
+         *     `data: <the event's JSON, as GET /events returns it>`; a `: ping` comment comes every 15 seconds.
+         *
+         *     Resumes after the `Last-Event-ID` header (as `EventSource` sends it when it reconnects) or after
+         *     `?after=` (the header wins); with neither, the stream starts with the next new event. A resume point
+         *     older than retention sends `event: expired` with data `{"oldestSequence": N}` first and goes on from
+         *     the oldest kept event. `type` filters as in `GET /events`.
+         *
+         *     Authenticated by `X-API-Key`, or, for browsers' `EventSource` (which cannot send headers), by a
+         *     stream token (`?token=`, from `POST /events/stream-tokens`, once, within 60 seconds); an API key never
+         *     goes in a URL. Opening a stream costs one request of the key's budget (refusals as for any request,
+         *     as JSON before the stream starts); the events pushed cost nothing. A key holds at most 2 (free), 10
+         *     (pro), 50 (business) or 100 (enterprise) open streams, SSE and GraphQL subscriptions together; one
+         *     more is `429 TOO_MANY_STREAMS`. A stream ends after `PETSTORE_STREAM_MAX_SECONDS` (default 3600),
+         *     and within a second of its key being revoked or banned; clients resume.
+         *
+         *     **Roles:** `customer`, `staff` and `admin`, each seeing the events `GET /events` lists for it.
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/stream-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a stream token
+         * @description Returns a token for opening one event stream as `GET /events/stream?token=...`, for browsers'
+         *     `EventSource`, which cannot send `X-API-Key`; the key itself never goes in a URL. The token stands for
+         *     this key (its role, its budget, its stream quota), works once, and only within 60 seconds
+         *     (`expiresAt`). It is a bearer secret: only its hash is kept, so an idempotent replay of this request
+         *     returns `expiresAt` without `token`. No request body.
+         *
+         *     **Roles:** `customer`, `staff` and `admin`.
+         */
+        post: operations["createStreamToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events/{eventId}": {
         parameters: {
             query?: never;
@@ -795,6 +858,16 @@ export interface paths {
          *     POST or GET) to register it. The response is `application/graphql-response+json` when `Accept`
          *     prefers it, else `application/json`.
          *
+         *     Subscriptions (`subscription { events(types, after) { ... } }`) are answered as a stream, in the
+         *     transport `Accept` asks for: `text/event-stream` (graphql-sse's distinct connections mode, e.g. urql
+         *     with `fetchSubscriptions: true`) or `multipart/mixed; subscriptionSpec="1.0"` (Apollo's multipart
+         *     HTTP subscriptions, e.g. Apollo Client's `HttpLink`). Opening one costs one request of budget and
+         *     takes one of the key's open streams (shared with `GET /events/stream`; past the plan's quota
+         *     `429 TOO_MANY_STREAMS`); the events it pushes cost nothing. Until the stream starts it is refused as a
+         *     query would be, as JSON (401, 429, 400 `QUERY_TOO_COMPLEX`, 400 `VALIDATION_FAILED` for an unknown
+         *     event type or a bad `after`, 410 `EVENTS_EXPIRED` for an `after` older than the service keeps); a
+         *     subscription sent without a streaming `Accept` is 400 `BAD_REQUEST`.
+         *
          *     **Roles:** every role; each field enforces the same role rules as the REST operation it mirrors.
          */
         get: operations["graphqlGet"];
@@ -814,6 +887,16 @@ export interface paths {
          *     query is 400 `BAD_REQUEST`). Registrations live in the bounded per-document cache: a client
          *     whose hash was evicted simply registers it again.
          *
+         *     Subscriptions (`subscription { events(types, after) { ... } }`) are answered as a stream, in the
+         *     transport `Accept` asks for: `text/event-stream` (graphql-sse's distinct connections mode, e.g. urql
+         *     with `fetchSubscriptions: true`) or `multipart/mixed; subscriptionSpec="1.0"` (Apollo's multipart
+         *     HTTP subscriptions, e.g. Apollo Client's `HttpLink`). Opening one costs one request of budget and
+         *     takes one of the key's open streams (shared with `GET /events/stream`; past the plan's quota
+         *     `429 TOO_MANY_STREAMS`); the events it pushes cost nothing. Until the stream starts it is refused as a
+         *     query would be, as JSON (401, 429, 400 `QUERY_TOO_COMPLEX`, 400 `VALIDATION_FAILED` for an unknown
+         *     event type or a bad `after`, 410 `EVENTS_EXPIRED` for an `after` older than the service keeps); a
+         *     subscription sent without a streaming `Accept` is 400 `BAD_REQUEST`.
+         *
          *     **Roles:** every role; each field enforces the same role rules as the REST operation it mirrors.
          */
         post: operations["graphqlPost"];
@@ -827,6 +910,20 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description A token for opening one event stream (`GET /events/stream?token=`), once, before `expiresAt`. */
+        StreamToken: {
+            /**
+             * @description The token, a bearer secret of which only the hash is kept. Absent in an idempotent replay.
+             * @example pst_5uJ0bXkQ2rVw8nYt3mLc7dHa1sFg9eZp4xWq6yBo
+             */
+            token?: string;
+            /**
+             * Format: date-time
+             * @description When the token stops opening streams (60 seconds after its creation).
+             * @example 2026-11-26T10:01:00.000Z
+             */
+            expiresAt: string;
+        };
         /** @description One GraphQL operation. `query` may be left out when `extensions.persistedQuery` names a registered query by its hash. */
         GraphQLRequest: {
             /** @description The GraphQL document. */
@@ -863,6 +960,23 @@ export interface components {
             /** @description `cost` (the computed cost of the query) and `rateLimit` (`limit`, `remaining`, `reset`). */
             extensions?: Record<string, never>;
         };
+        /**
+         * @description A subscription's results as graphql-sse's "distinct connections" mode writes them
+         *     (`Accept: text/event-stream`): each result an `event: next` message whose `data:` is a GraphQL
+         *     response (`data`, `errors`, `extensions`), comments (`:`) as keep-alives every 12 seconds, and
+         *     `event: complete` when the stream ends (the client left, the stream reached its maximum age, the
+         *     key was banned or revoked). A failure of the stream itself is a `next` with `errors` alone, then
+         *     `complete`.
+         */
+        GraphQLEventStream: string;
+        /**
+         * @description A subscription's results in Apollo's multipart HTTP subscription protocol
+         *     (`Accept: multipart/mixed; subscriptionSpec="1.0"`; the response is
+         *     `multipart/mixed; boundary="graphql"; subscriptionSpec="1.0"`): each part `application/json`, a
+         *     result as `{"payload": <GraphQL response>}`, a heartbeat as `{}` every 5 seconds, a failure of the
+         *     stream itself as `{"payload": null, "errors": [...]}`; the closing delimiter ends the stream.
+         */
+        GraphQLMultipartSubscription: string;
         /** @description A request refused before execution. */
         GraphQLErrorResponse: {
             /** @description Why it was refused. */
@@ -1239,6 +1353,22 @@ export interface components {
                 "application/graphql-response+json": components["schemas"]["GraphQLErrorResponse"];
             };
         };
+        /** @description `EVENTS_EXPIRED`: a subscription's `after` is below the oldest event the service keeps; subscribe again without `after` (or read the feed, `GET /events`, from the oldest kept event). */
+        GraphQLEventsExpired: {
+            headers: {
+                "API-Version": components["headers"]["API-Version"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["GraphQLErrorResponse"];
+                "application/graphql-response+json": components["schemas"]["GraphQLErrorResponse"];
+            };
+        };
         /** @description `PAYLOAD_TOO_LARGE`: the body is over 64 KiB. */
         GraphQLPayloadTooLarge: {
             headers: {
@@ -1271,7 +1401,7 @@ export interface components {
                 "application/graphql-response+json": components["schemas"]["GraphQLErrorResponse"];
             };
         };
-        /** @description `RATE_LIMITED` or `KEY_BANNED`; `Retry-After` says when to retry. */
+        /** @description `RATE_LIMITED` or `KEY_BANNED`, or `TOO_MANY_STREAMS` for a subscription past the key's open streams (SSE streams and subscriptions together: free 2, pro 10, business 50, enterprise 100); `Retry-After` says when to retry. */
         GraphQLTooManyRequests: {
             headers: {
                 "API-Version": components["headers"]["API-Version"];
@@ -3463,6 +3593,120 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    streamEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only events of these types: a comma-separated list, each may end in `.*` (`order.*`). An unknown type is `400 VALIDATION_FAILED`.
+                 * @example order.*,inventory.changed
+                 */
+                type?: components["parameters"]["eventTypes"];
+                /**
+                 * @description Start after this sequence (a resume point), unless `Last-Event-ID` is sent. Older than retention is not an error: the stream sends `event: expired` first.
+                 * @example 0
+                 */
+                after?: number;
+                /**
+                 * @description A stream token from `POST /events/stream-tokens`, for clients that cannot send `X-API-Key` (`EventSource`). Works once, within 60 seconds of its creation.
+                 * @example pst_5uJ0bXkQ2rVw8nYt3mLc7dHa1sFg9eZp4xWq6yBo
+                 */
+                token?: string;
+            };
+            header?: {
+                /**
+                 * @description The id of the last event received (`evt_N`), as `EventSource` sends it on reconnecting; wins over `after`. Any other form is `400 VALIDATION_FAILED`.
+                 * @example evt_12
+                 */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream. It ends when the key is revoked or banned, at the maximum age, or when the server stops; the client resumes with `Last-Event-ID`. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["API-Version"];
+                    "Cache-Control": components["headers"]["Cache-Control-No-Store"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description `VALIDATION_FAILED` with `details`: an unknown event type, `after` out of range, a `Last-Event-ID` that is not an event id. */
+            400: components["responses"]["BadRequest"];
+            /** @description `UNAUTHENTICATED`: no `X-API-Key` and no `token`, an unknown or revoked key, or a stream token that is unknown, used or older than 60 seconds. */
+            401: components["responses"]["Unauthenticated"];
+            /** @description `FORBIDDEN`: not produced by the current roles, since `customer`, `staff` and `admin` may all call this operation; listed because every authenticated operation can refuse a role. */
+            403: components["responses"]["Forbidden"];
+            /** @description `RATE_LIMITED` or `KEY_BANNED` as for every request (the stream is not opened), or `TOO_MANY_STREAMS`: the key already holds as many open streams (SSE and GraphQL subscriptions together) as its plan allows; retry after `Retry-After` seconds or close one. */
+            429: {
+                headers: {
+                    "API-Version": components["headers"]["API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createStreamToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. 1-255 visible ASCII characters (0x21-0x7E); empty or longer is `400 VALIDATION_FAILED`. Keys are scoped to the API key (and shared with the GraphQL `placeOrder` `idempotencyKey`). A repeat with the same key within 24 hours returns the first response again, same status and body, with `Idempotent-Replayed: true`, and does nothing else; a repeat that arrives while the first is still running waits for it and replays it. The same key with a different body, path or method is `422 IDEMPOTENCY_KEY_REUSED`. Recorded: every response of a request that reached the service (2xx, 404, 409, 422). Not recorded: 400, 401, 413, 415, 429 and 5xx, so a corrected retry may reuse the key. Recorded keys persist across restarts like data.
+                 * @example 4f1c2a9e-6b0d-4c55-9a3e-2d7b8f0e1a77
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token and when it expires. */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["API-Version"];
+                    "Cache-Control": components["headers"]["Cache-Control-No-Store"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StreamToken"];
+                };
+            };
+            400: components["responses"]["PostBadRequest"];
+            401: components["responses"]["PostUnauthenticated"];
+            /** @description `FORBIDDEN`: not produced by the current roles, since `customer`, `staff` and `admin` may all call this operation; listed because every authenticated operation can refuse a role. */
+            403: components["responses"]["PostForbidden"];
+            429: components["responses"]["PostTooManyRequests"];
+            500: components["responses"]["PostInternal"];
+            503: components["responses"]["PostServiceUnavailable"];
+        };
+    };
     getEvent: {
         parameters: {
             query?: never;
@@ -4161,11 +4405,14 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["GraphQLResponse"];
                     "application/graphql-response+json": components["schemas"]["GraphQLResponse"];
+                    "text/event-stream": components["schemas"]["GraphQLEventStream"];
+                    "multipart/mixed": components["schemas"]["GraphQLMultipartSubscription"];
                 };
             };
             400: components["responses"]["GraphQLBadRequest"];
             401: components["responses"]["GraphQLUnauthenticated"];
             405: components["responses"]["GraphQLMethodNotAllowed"];
+            410: components["responses"]["GraphQLEventsExpired"];
             429: components["responses"]["GraphQLTooManyRequests"];
             500: components["responses"]["GraphQLInternal"];
             503: components["responses"]["GraphQLServiceUnavailable"];
@@ -4198,11 +4445,14 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["GraphQLResponse"];
                     "application/graphql-response+json": components["schemas"]["GraphQLResponse"];
+                    "text/event-stream": components["schemas"]["GraphQLEventStream"];
+                    "multipart/mixed": components["schemas"]["GraphQLMultipartSubscription"];
                 };
             };
             400: components["responses"]["GraphQLBadRequest"];
             401: components["responses"]["GraphQLUnauthenticated"];
             405: components["responses"]["GraphQLMethodNotAllowed"];
+            410: components["responses"]["GraphQLEventsExpired"];
             413: components["responses"]["GraphQLPayloadTooLarge"];
             415: components["responses"]["GraphQLUnsupportedMediaType"];
             429: components["responses"]["GraphQLTooManyRequests"];

@@ -71,3 +71,35 @@ export type Item<P extends ApiPath, M extends MethodOf<P>> = ItemOf<OperationAt<
 export type Param<P extends ApiPath, M extends MethodOf<P>, N extends keyof PathParams<OperationAt<P, M>>> = PathParams<
   OperationAt<P, M>
 >[N];
+
+// Events (CONTRACT section 14).
+
+/** The type of an event: what changed. */
+export type EventType = Schemas['EventType'];
+/** An event as the document defines it (`data.object` untyped); see TypedEvent. */
+export type Event = Schemas['Event'];
+/** One entry of a type filter: a type, or a family of types such as `order.*`. */
+export type EventTypeFilter = EventType | (EventType extends `${infer Family}.${string}` ? `${Family}.*` : never);
+/** What `data.object` holds for events of type T: the record after the change, or `{ id }` of a deleted one. */
+export type EventObject<T extends EventType> = T extends 'pet.deleted' | 'category.deleted' | 'order.cancelled'
+  ? { id: number }
+  : T extends `pet.${string}`
+    ? Pet
+    : T extends `category.${string}`
+      ? Category
+      : T extends `order.${string}`
+        ? Order
+        : T extends 'inventory.changed'
+          ? InventoryItem
+          : Record<string, unknown>;
+/**
+ * An event whose `data` is typed by its `type`, a union over every type, so checking `type`
+ * narrows `data.object` (`inventory.changed`: an InventoryItem). `previous` holds the old values
+ * of the fields that changed (`null` where there was none).
+ */
+export type TypedEvent<T extends EventType = EventType> = T extends EventType
+  ? Omit<Event, 'type' | 'data'> & {
+      type: T;
+      data: { object: EventObject<T>; previous?: { [K in keyof EventObject<T>]?: EventObject<T>[K] | null } };
+    }
+  : never;

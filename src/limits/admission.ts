@@ -44,11 +44,12 @@ export class Admission {
     this.refusals = { threshold: deps.thresholds.threshold, windowMs: deps.thresholds.windowSeconds * 1000 };
   }
 
-  async admit(secret: string | undefined, address: string): Promise<Verdict> {
+  /** `known`: the key was already authenticated otherwise (a stream token redeemed for it). */
+  async admit(secret: string | undefined, address: string, known?: Principal): Promise<Verdict> {
     const { limiter, keys, bans, clock } = this.deps;
     let principal: Principal;
     try {
-      principal = await keys.authenticate(secret);
+      principal = known ?? (await keys.authenticate(secret));
     } catch (err) {
       // A key that cannot be checked now (a database away: 503) draws on the address bucket as an
       // unknown key does, so the answer still carries rate-limit headers and keys cannot be tried at speed.

@@ -19,6 +19,11 @@ const DAY_MS = 86_400_000;
 /** Events a follower reads at a time, and how many recent events the hub keeps for followers. */
 const READ_BATCH = 100;
 const HUB_WINDOW = 2048;
+/** Followers woken in one turn of the event loop (see EventHub.wakeAll). */
+const WAKE_BATCH = 100;
+
+/** A later turn of the event loop (timers run in Node and in browsers alike). */
+const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 export interface EventFilter {
   types?: TypeFilter;
@@ -91,35 +96,57 @@ export class EventLogService {
     const { signal, types } = opts;
     const owner = ownerScopeOf(actor);
     this.hub.start();
-    const window = await this.store.eventWindow();
-    let cursor: number;
-    if (opts.after === undefined) {
-      cursor = Math.max(window.latest, this.hub.latest);
-    } else if (opts.after + 1 < window.oldest) {
-      yield { kind: 'expired', oldest: window.oldest };
-      cursor = window.oldest - 1;
-    } else {
-      cursor = opts.after;
-    }
-    while (!signal.aborted) {
-      const known = this.hub.latest;
-      const batch = this.hub.covers(cursor)
-        ? this.hub.read(cursor, READ_BATCH)
-        : await this.store.listEvents({ after: cursor, limit: READ_BATCH, types, ownerKeyId: owner });
-      let yielded = 0;
-      for (const event of batch) {
-        cursor = event.sequence;
-        if (!matchesTypes(types, event.type) || !canSee(actor, event)) continue;
-        yielded++;
-        yield { kind: 'event', event };
-        if (signal.aborted) return;
+    // One waiter for the follower's life, woken by the hub or by the signal (a listener per wait
+    // would cost more than the rest of a wake-up, times every open stream, for every event).
+    const waiter: Waiter = { after: 0, wake: undefined };
+    const abort = () => this.hub.cancel(waiter);
+    signal.addEventListener('abort', abort, { once: true });
+    try {
+      const window = await this.store.eventWindow();
+      let cursor: number;
+      if (opts.after === undefined) {
+        cursor = Math.max(window.latest, this.hub.latest);
+      } else if (opts.after + 1 < window.oldest) {
+        yield { kind: 'expired', oldest: window.oldest };
+        cursor = window.oldest - 1;
+      } else {
+        cursor = opts.after;
       }
-      if (batch.length >= READ_BATCH) continue;
-      // Everything up to what the hub knew before this read has been read.
-      if (known > cursor) cursor = known;
-      if (yielded === 0 || batch.length < READ_BATCH) await this.hub.next(cursor, signal);
+      let generation = this.hub.generation;
+      while (!signal.aborted) {
+        if (generation !== this.hub.generation) {
+          // The log was replaced under us (the mocks' reset): go on from its new end.
+          generation = this.hub.generation;
+          cursor = Math.min(cursor, this.hub.latest);
+        }
+        const known = this.hub.latest;
+        const batch = this.hub.covers(cursor)
+          ? this.hub.read(cursor, READ_BATCH)
+          : await this.store.listEvents({ after: cursor, limit: READ_BATCH, types, ownerKeyId: owner });
+        let yielded = 0;
+        for (const event of batch) {
+          cursor = event.sequence;
+          if (!matchesTypes(types, event.type) || !canSee(actor, event)) continue;
+          yielded++;
+          yield { kind: 'event', event };
+          if (signal.aborted) return;
+        }
+        if (batch.length >= READ_BATCH) continue;
+        // Everything up to what the hub knew before this read has been read.
+        if (known > cursor) cursor = known;
+        if (yielded === 0 || batch.length < READ_BATCH) await this.hub.next(cursor, signal, waiter);
+      }
+    } finally {
+      signal.removeEventListener('abort', abort);
+      this.hub.cancel(waiter);
     }
   }
+}
+
+/** A follower waiting for an event above `after`. */
+interface Waiter {
+  after: number;
+  wake: (() => void) | undefined;
 }
 
 /**
@@ -129,8 +156,10 @@ export class EventLogService {
 export class EventHub {
   /** The highest sequence read into the window. */
   latest = 0;
+  /** Counts replacements of the log (the mocks' reset), after which followers start over from its end. */
+  generation = 0;
   private recent: EventRecord[] = [];
-  private waiters = new Set<() => void>();
+  private waiters = new Set<Waiter>();
   private started = false;
   private reading: Promise<void> | undefined;
   private announced = 0;
@@ -152,7 +181,7 @@ export class EventHub {
   close(): void {
     this.stop?.();
     this.started = false;
-    for (const wake of this.waiters) wake();
+    for (const w of [...this.waiters]) this.cancel(w);
   }
 
   /** Whether the window holds every event after `after`. */
@@ -174,19 +203,25 @@ export class EventHub {
     return r.slice(lo, lo + limit);
   }
 
-  /** Resolves once an event above `after` is in the window, or the signal aborts. */
-  next(after: number, signal: AbortSignal): Promise<void> {
+  /**
+   * Resolves once an event above `after` is in the window, or the follower's signal aborts (its
+   * listener calls cancel(waiter)), or the hub closes.
+   */
+  next(after: number, signal: AbortSignal, waiter: Waiter): Promise<void> {
     if (this.latest > after || signal.aborted) return Promise.resolve();
     return new Promise<void>((resolve) => {
-      const wake = () => {
-        if (this.latest <= after && !signal.aborted && this.started) return;
-        this.waiters.delete(wake);
-        signal.removeEventListener('abort', wake);
-        resolve();
-      };
-      this.waiters.add(wake);
-      signal.addEventListener('abort', wake, { once: true });
+      waiter.after = after;
+      waiter.wake = resolve;
+      this.waiters.add(waiter);
     });
+  }
+
+  /** Wakes one follower now (its signal aborted, or it ended). */
+  cancel(waiter: Waiter): void {
+    this.waiters.delete(waiter);
+    const wake = waiter.wake;
+    waiter.wake = undefined;
+    wake?.();
   }
 
   /** How many followers are waiting (tests, metrics). */
@@ -195,6 +230,13 @@ export class EventHub {
   }
 
   private announce(latest: number): void {
+    if (latest < this.latest) {
+      this.generation++;
+      this.recent = [];
+      this.latest = this.announced = latest;
+      for (const w of [...this.waiters]) this.cancel(w);
+      return;
+    }
     if (latest > this.announced) this.announced = latest;
     this.reading ??= this.catchUp().finally(() => {
       this.reading = undefined;
@@ -215,6 +257,22 @@ export class EventHub {
       this.latest = batch[batch.length - 1]!.sequence;
       if (this.recent.length > HUB_WINDOW * 2) this.recent = this.recent.slice(-HUB_WINDOW);
     }
-    for (const wake of [...this.waiters]) wake();
+    await this.wakeAll();
+  }
+
+  /**
+   * Wakes the waiters WAKE_BATCH at a time, giving the event loop a turn between batches: each
+   * follower woken goes on to send what it read (a thousand open streams would otherwise hold the
+   * loop for the whole fan-out, and every other request with it).
+   */
+  private async wakeAll(): Promise<void> {
+    let woken = 0;
+    for (const w of [...this.waiters]) {
+      if (w.after >= this.latest || w.wake === undefined) continue;
+      if (woken > 0 && woken % WAKE_BATCH === 0) await nextTurn();
+      if (w.wake === undefined) continue; // cancelled meanwhile
+      woken++;
+      this.cancel(w);
+    }
   }
 }

@@ -79,6 +79,8 @@ export class KeyService {
   private readonly recent = new Map<string, { principal: Principal; until: number }>();
   /** Bumped whenever remembered secrets are forgotten, so a lookup in flight does not put one back. */
   private generation = 0;
+  /** Stored keys seen standing, while the store tells of every change (see standing()). */
+  private readonly standingIds = new Set<number>();
 
   constructor(
     private readonly store: Store,
@@ -118,14 +120,6 @@ export class KeyService {
     throw new UnauthenticatedError(secret ? 'The API key is not valid.' : 'An API key is required in the X-API-Key header.');
   }
 
-  /** The principal of a key by id as it stands now (undefined once revoked): webhooks deliver with their owner's current role. */
-  async principalOf(keyId: number): Promise<Principal | undefined> {
-    const builtIn = this.builtIn.find((k) => k.principal.keyId === keyId);
-    if (builtIn) return builtIn.principal;
-    const rec = keyId > ENV_ADMIN_ID ? await this.store.getKey(keyId) : undefined;
-    return rec && { keyId: rec.id, role: rec.role, plan: rec.plan, perMinute: rec.perMinute, perDay: rec.perDay };
-  }
-
   async create(actor: Principal, input: NewKey): Promise<CreatedKey> {
     requireAdmin(actor);
     return this.insert(input);
@@ -152,12 +146,37 @@ export class KeyService {
    */
   forgetAuthenticated(): void {
     this.recent.clear();
+    this.standingIds.clear();
     this.generation++;
+  }
+
+  /**
+   * Whether a key still stands (is not revoked), for what outlives a request: open streams ask
+   * about their keys every moment (src/service/streams.ts). A store shared by several processes
+   * is asked once per key while it tells of every change (Store.changes), then again after the
+   * key changed anywhere; a store of one process is asked every time (it answers from memory).
+   */
+  async standing(keyId: number): Promise<boolean> {
+    if (keyId <= ENV_ADMIN_ID) return this.builtIn.some((k) => k.principal.keyId === keyId);
+    const live = this.store.changes?.live === true;
+    if (live && this.standingIds.has(keyId)) return true;
+    const generation = this.generation;
+    const found = (await this.store.getKey(keyId)) !== undefined;
+    if (found && live && generation === this.generation && this.standingIds.size < AUTH_CACHE_ENTRIES) this.standingIds.add(keyId);
+    return found;
+  }
+
+  /** The principal of a key by its id, if it still stands (a stream token's key; a webhook's owner, whose current role filters its deliveries). */
+  async principalOf(keyId: number): Promise<Principal | undefined> {
+    if (keyId <= ENV_ADMIN_ID) return this.builtIn.find((k) => k.principal.keyId === keyId)?.principal;
+    const rec = await this.store.getKey(keyId);
+    return rec && { keyId: rec.id, role: rec.role, plan: rec.plan, perMinute: rec.perMinute, perDay: rec.perDay };
   }
 
   /** Forgets the secrets of one key (another process revoked it). */
   private forgetKey(id: number): void {
     for (const [secret, { principal }] of this.recent) if (principal.keyId === id) this.recent.delete(secret);
+    this.standingIds.delete(id);
     this.generation++;
   }
 

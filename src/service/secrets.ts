@@ -10,14 +10,19 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const SECRET_CHARS = 40;
 
 export function newSecret(plan: Plan): string {
+  return `psk_${plan}_${randomBase62(SECRET_CHARS)}`;
+}
+
+/** `length` random base62 characters, each equally likely (secrets, stream tokens). */
+export function randomBase62(length: number): string {
   let out = '';
-  while (out.length < SECRET_CHARS) {
-    for (const b of randomBytes(SECRET_CHARS)) {
+  while (out.length < length) {
+    for (const b of randomBytes(length)) {
       // 248 = 4 * 62: rejecting the rest keeps every character equally likely.
-      if (b < 248 && out.length < SECRET_CHARS) out += BASE62[b % 62];
+      if (b < 248 && out.length < length) out += BASE62[b % 62];
     }
   }
-  return `psk_${plan}_${out}`;
+  return out;
 }
 
 /** Hex SHA-256 of a string's UTF-8 bytes (secrets, idempotency fingerprints). */

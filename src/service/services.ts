@@ -8,6 +8,8 @@ import { InventoryService } from './inventory.js';
 import { envAdminKey, KeyService, type BuiltInKey } from './keys.js';
 import { OrderService } from './orders.js';
 import { PetService } from './pets.js';
+import { StreamRegistry, type StreamOptions } from './streams.js';
+import { StreamTokenService } from './stream-tokens.js';
 import type { Clock } from './clock.js';
 import type { Store } from './store-port.js';
 import { WebhookEngine, type WebhookEngineOptions } from './webhook-engine.js';
@@ -30,6 +32,8 @@ export interface ServiceOptions {
    * can be registered (but for allowed hosts) and no delivery leaves.
    */
   webhooks?: Partial<WebhookEngineOptions> & { allowHosts?: readonly string[] };
+  /** Open streams: PETSTORE_STREAM_MAX_SECONDS (default 3600). */
+  streams?: StreamOptions;
 }
 
 /** Webhooks without a network: no host can be checked, so none may be registered, and nothing is sent. */
@@ -50,11 +54,16 @@ export interface Services {
   webhooks: WebhookService;
   /** Delivers webhooks once started (the server and the mocks start it; tools that only read do not). */
   webhookEngine: WebhookEngine;
+  /** Open streams (SSE, GraphQL subscriptions): the per-plan quota, bans, revocations, the maximum age. */
+  streams: StreamRegistry;
+  /** Tokens that open one event stream each (`?token=`, for EventSource). */
+  streamTokens: StreamTokenService;
 }
 
-export function createServices({ store, clock, adminSecret, builtInKeys = [], bans, eventRetention, webhooks = {} }: ServiceOptions): Services {
+export function createServices({ store, clock, adminSecret, builtInKeys = [], bans, eventRetention, streams, webhooks = {} }: ServiceOptions): Services {
   const events = new EventWriter(clock, eventRetention);
   const keys = new KeyService(store, clock, [...(adminSecret ? [envAdminKey(adminSecret)] : []), ...builtInKeys]);
+  const banService = new BanService(store, clock, bans);
   const network = webhooks.network ?? NO_NETWORK;
   const webhookEngine = new WebhookEngine(store, clock, events, keys, { ...webhooks, network });
   return {
@@ -63,10 +72,12 @@ export function createServices({ store, clock, adminSecret, builtInKeys = [], ba
     orders: new OrderService(store, clock, events),
     inventory: new InventoryService(store, events),
     keys,
-    bans: new BanService(store, clock, bans),
+    bans: banService,
     idempotency: new IdempotencyService(store, clock),
     events: new EventLogService(store, clock, events.retention),
     webhooks: new WebhookService(store, clock, webhookEngine, { network, allowHosts: webhooks.allowHosts }),
     webhookEngine,
+    streams: new StreamRegistry(keys, banService, clock, streams),
+    streamTokens: new StreamTokenService(store, clock, keys),
   };
 }

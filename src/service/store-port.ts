@@ -188,6 +188,7 @@ export interface StoreTx {
 /**
  * Tells a process that events became visible: `latest` is the highest visible sequence. Stores
  * shared by several processes call it for events committed through any of them, within one second.
+ * A `latest` below an earlier one means the log was replaced (the mocks' reset).
  */
 export type EventsListener = (latest: number) => void;
 

@@ -1,6 +1,6 @@
 /**
  * The example page as a test drives it: what a user does (page through pets, create a pet, order
- * one, refresh the inventory) and what the page shows (mode, budget, the notice). Each action
+ * one) and what the page shows (mode, budget, live updates, orders, inventory, the notice). Each action
  * waits until the page is no longer busy, and fails with the page's own message if it shows one.
  */
 import { mkdirSync } from 'node:fs';
@@ -27,11 +27,13 @@ export class ExamplePage {
   /** The page's console and uncaught errors, for the failure report. */
   readonly log: string[] = [];
   /** Every response the page received, and whether its service worker (the mocks) made it. */
-  readonly responses: { url: string; status: number; fromServiceWorker: boolean }[] = [];
+  readonly responses: { method: string; url: string; status: number; fromServiceWorker: boolean }[] = [];
 
   private constructor(readonly page: Page) {
     page.setDefaultTimeout(10_000);
-    page.on('response', (r) => this.responses.push({ url: r.url(), status: r.status(), fromServiceWorker: r.fromServiceWorker() }));
+    page.on('response', (r) =>
+      this.responses.push({ method: r.request().method(), url: r.url(), status: r.status(), fromServiceWorker: r.fromServiceWorker() }),
+    );
     page.on('console', (m) => this.log.push(`[console.${m.type()}] ${m.text()}`));
     page.on('pageerror', (e) => this.log.push(`[pageerror] ${e.message}`));
   }
@@ -113,8 +115,15 @@ export class ExamplePage {
     return Number(id);
   }
 
-  async refreshInventory(): Promise<void> {
-    await this.act(() => this.page.getByRole('button', { name: 'Refresh inventory' }).click());
+  /** The state of the page's event stream: connecting, open, reconnecting or stopped. */
+  liveState(): Promise<string | null> {
+    return this.page.getAttribute('body', 'data-live');
+  }
+
+  /** The status an order's row shows (open, completed, cancelled), or undefined when it has no row. */
+  async orderStatus(orderId: number): Promise<string | undefined> {
+    const cell = this.page.locator(`#orders-rows tr[data-order-id="${orderId}"] .status`);
+    return (await cell.count()) === 0 ? undefined : cell.innerText();
   }
 
   /** The inventory row of a pet: `{ stock, status }`. */

@@ -1,7 +1,8 @@
 /**
  * The example page (examples/web) in Chromium, built and served as a developer would, in both of
  * its modes: on the MSW mocks (no server at all) and on the real server across origins (CORS).
- * The same story runs in both; only how the key runs out of budget differs.
+ * The same stories run in both: the shop, then changes made by another client showing up on the
+ * page live, from the event stream, without a reload; only how the key runs out of budget differs.
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -68,6 +69,48 @@ async function shopStory(page: ExamplePage): Promise<{ start: Budget; afterGraph
   return { start, afterGraphql, afterRest };
 }
 
+/** A request of another client (another key, not the page's), as the mode allows it to be sent. */
+type OtherClient = (method: 'PUT' | 'POST' | 'PATCH', path: string, body: unknown) => Promise<{ status: number; body: { id?: number } }>;
+
+/**
+ * Another client stocks pet 3 (on the page's first page), orders all of it and completes the
+ * order: the page shows the stock, the pet's status and the order's status change as each event
+ * arrives, with no reload and no request of its own.
+ */
+async function liveStory(page: ExamplePage, other: OtherClient): Promise<{ otherRequests: string[] }> {
+  expect(await page.liveState()).toBe('open');
+  expect(await page.petIds()).toEqual([1, 2, 3]);
+  await page.page.evaluate(() => ((globalThis as unknown as { sameDocument: boolean }).sameDocument = true));
+  const before = page.responses.length;
+  const otherRequests: string[] = [];
+  const send: OtherClient = async (method, path, body) => {
+    otherRequests.push(`${method} ${path}`);
+    return other(method, path, body);
+  };
+  const poll = { timeout: 10_000 };
+
+  expect((await send('PUT', '/store/inventory/3', { quantity: 5 })).status).toBe(200);
+  await expect.poll(() => page.inventoryOf(3), poll).toEqual({ stock: 5, status: 'available' });
+  await expect.poll(() => page.petStatus(3), poll).toBe('available');
+
+  const placed = await send('POST', '/store/orders', { petId: 3, quantity: 5 });
+  expect(placed.status).toBe(201);
+  const orderId = placed.body.id!;
+  await expect.poll(() => page.orderStatus(orderId), poll).toBe('open');
+  await expect.poll(() => page.inventoryOf(3), poll).toEqual({ stock: 0, status: 'pending' });
+  await expect.poll(() => page.petStatus(3), poll).toBe('pending');
+
+  expect((await send('PATCH', `/store/orders/${orderId}`, { complete: true })).status).toBe(200);
+  await expect.poll(() => page.orderStatus(orderId), poll).toBe('completed');
+  await expect.poll(() => page.petStatus(3), poll).toBe('sold');
+  await expect.poll(() => page.inventoryOf(3), poll).toEqual({ stock: 0, status: 'sold' });
+
+  // Same document (no reload), and the page itself asked for nothing meanwhile.
+  expect(await page.page.evaluate(() => (globalThis as unknown as { sameDocument?: boolean }).sameDocument)).toBe(true);
+  const pageRequests = page.responses.slice(before).map((r) => `${r.method} ${new URL(r.url).pathname}`);
+  return { otherRequests: pageRequests.filter((r) => !otherRequests.includes(r)) };
+}
+
 /** After the key is refused: the notice names the refusal and counts down, live. */
 async function expectRefusal(page: ExamplePage, code: 'RATE_LIMITED' | 'KEY_BANNED', live: boolean): Promise<void> {
   const notice = await page.notice();
@@ -89,7 +132,7 @@ describe('on the MSW mocks', () => {
 
   afterAll(() => site?.close());
 
-  it('lists, creates, orders and shows the budget, with no request reaching any server, and shows 429s with a countdown', async () => {
+  it('lists, creates, orders, shows another client\'s changes live from the event stream and the budget, with no request reaching any server, and shows 429s with a countdown', async () => {
     const page = await ExamplePage.create(await browser());
     await page.story('mocks mode', async () => {
       await page.load(`${site.origin}/`);
@@ -98,6 +141,21 @@ describe('on the MSW mocks', () => {
       expect(await page.page.evaluate('navigator.serviceWorker.controller !== null')).toBe(true);
 
       await shopStory(page);
+
+      // Another client in this tab: the mocks' admin key, through the same service worker.
+      const adminFetch: OtherClient = (method, path, body) =>
+        page.page.evaluate(
+          async ([m, p, b]) => {
+            const { keys } = (globalThis as unknown as MocksWindow).petstoreMocks;
+            const headers: Record<string, string> = { 'x-api-key': keys.admin, 'content-type': 'application/json' };
+            if (m === 'POST') headers['idempotency-key'] = crypto.randomUUID();
+            const res = await fetch(p, { method: m, headers, body: JSON.stringify(b), signal: AbortSignal.timeout(10_000) });
+            return { status: res.status, body: (await res.json()) as { id?: number } };
+          },
+          [method, path, body] as const,
+        );
+      const live = await liveStory(page, adminFetch);
+      expect(live.otherRequests).toEqual([]);
 
       // The mocks' bucket refills in real time (5 requests a second for the staff key's plan), so
       // the fall is shown on a burst: 150 requests with the same key from elsewhere in the tab,
@@ -119,7 +177,7 @@ describe('on the MSW mocks', () => {
       await expectRefusal(page, 'RATE_LIMITED', true);
 
       await page.page.evaluate(() => (globalThis as unknown as MocksWindow).petstoreMocks.scenario({ code: 'KEY_BANNED' }));
-      await page.attempt(() => page.page.getByRole('button', { name: 'Refresh inventory' }).click());
+      await page.attempt(() => page.page.getByRole('button', { name: 'Previous page' }).click());
       await expectRefusal(page, 'KEY_BANNED', true);
 
       // Everything the static server saw is a file of the build, and every other answer the page
@@ -158,7 +216,7 @@ describe('on the real server, across origins', () => {
     await api?.close();
   });
 
-  it('runs the same story against the server, reads its budget through CORS, and shows its 429s', async () => {
+  it('runs the same story against the server, shows another client\'s changes live from the stream across origins, reads its budget through CORS, and shows its 429s', async () => {
     const page = await ExamplePage.create(await browser());
     await page.story('real-server mode', async () => {
       expect(new URL(api.url).origin).not.toBe(site.origin);
@@ -170,6 +228,16 @@ describe('on the real server, across origins', () => {
       const { start, afterGraphql, afterRest } = await shopStory(page);
       expect(afterGraphql.remaining).toBeLessThan(start.remaining);
       expect(afterRest.remaining).toBe(afterGraphql.remaining - 1);
+
+      // Another client: the server's admin, from outside the browser. The page's budget is untouched.
+      const adminFetch: OtherClient = async (method, path, body) => {
+        const headers: Record<string, string> = method === 'POST' ? { 'idempotency-key': `live-${Date.now()}` } : {};
+        const res = await api.admin.request<{ id?: number }>(method, path, { body, headers });
+        return { status: res.status, body: res.body };
+      };
+      const live = await liveStory(page, adminFetch);
+      expect(live.otherRequests).toEqual([]);
+      expect((await page.budget()).remaining).toBe(afterRest.remaining);
 
       // Use up the rest of the budget from outside the page, then let the page be refused.
       let remaining = (await page.budget()).remaining;
@@ -187,7 +255,7 @@ describe('on the real server, across origins', () => {
         const res = await checkedFetch(`${api.url}/categories`, { headers: { 'x-api-key': key }, signal: AbortSignal.timeout(5_000) });
         expect(res.status).toBe(429);
       }
-      await page.attempt(() => page.page.getByRole('button', { name: 'Refresh inventory' }).click());
+      await page.attempt(() => page.page.getByRole('button', { name: 'Next page' }).click());
       await expectRefusal(page, 'KEY_BANNED', false);
       expect((await page.notice())!.text).toMatch(/The ban ends in 1[45] min/);
 
@@ -199,7 +267,7 @@ describe('on the real server, across origins', () => {
 });
 
 interface MocksWindow {
-  petstoreMocks: { keys: { staff: string }; scenario(s: { code: string; times?: number } | null): void };
+  petstoreMocks: { keys: { staff: string; admin: string }; scenario(s: { code: string; times?: number } | null): void };
 }
 
 /** Every file under `dir`, as URL paths (`/assets/index-abc.js`). */

@@ -104,13 +104,14 @@ describe('the packed package', () => {
     expect(manifest.peerDependencies).toEqual({ msw: '^2' });
   });
 
-  it('runs in plain Node: the mocks answer the typed client and fetch offline', async () => {
+  it('runs in plain Node: the mocks answer the typed client (its event stream too) and fetch offline', async () => {
     const out = JSON.parse(await run('node', ['node-check.mjs'], app)) as Record<string, unknown>;
     expect(out).toMatchObject({
       neutral: 'function',
       firstPage: ['Rex', 'Bella'],
       next: expect.stringMatching(/^http:\/\/127\.0\.0\.1:3000\/pets\?limit=2&cursor=/),
       created: { name: 'Rex', categoryId: 1, status: 'available' },
+      streamed: { type: 'inventory.changed', object: { petId: 6, quantity: 4, status: 'available' } },
       graphql: { status: 200, body: { data: { pet: { name: 'Rex', status: 'AVAILABLE' } } } },
       limited: { status: 429, code: 'RATE_LIMITED' },
       petsAfterReset: 5,

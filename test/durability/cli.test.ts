@@ -69,8 +69,8 @@ describe('petstore verify', () => {
     const before = filesOf(dir);
     const r = petstore('verify', '--data-dir', dir);
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout).toContain('pets 2, categories 1, orders 1, keys 1, bans 1, idempotency records 1');
-    expect(r.stdout).toContain('next ids: pet 3, category 3, order 2, key 2');
+    expect(r.stdout).toContain('pets 2, categories 1, orders 1, keys 1, bans 1, idempotency records 1, events 8');
+    expect(r.stdout).toContain('next ids: pet 3, category 3, order 2, key 2; latest event 8');
     expectFilesUnchanged(dir, before);
   });
 
@@ -127,7 +127,19 @@ describe('petstore export and import', () => {
     const exported = petstore('export', '--data-dir', dir, '--out', out);
     expect(exported.status, exported.stderr).toBe(0);
     const lines = readFileSync(out, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
-    expect(lines.map((l) => l.type)).toEqual(['pet', 'pet', 'category', 'order', 'key', 'ban', 'idempotency', 'counters']);
+    expect(lines.map((l) => l.type)).toEqual(['pet', 'pet', 'category', 'order', 'key', 'ban', 'idempotency', ...Array(8).fill('event'), 'counters']);
+    // The events of the snapshot and of the journal after it, each once and in order.
+    expect(lines.filter((l) => l.type === 'event').map((l) => [l.record.sequence, l.record.type])).toEqual([
+      [1, 'category.created'],
+      [2, 'category.created'],
+      [3, 'category.deleted'],
+      [4, 'pet.created'],
+      [5, 'inventory.changed'],
+      [6, 'order.placed'],
+      [7, 'inventory.changed'],
+      [8, 'pet.created'],
+    ]);
+    expect(lines.at(-1)!.record).toMatchObject({ events: 8, eventsOldest: 1 });
     expect(readFileSync(out, 'utf8')).not.toContain(secret);
     // Standard output carries the same lines.
     expect(petstore('export', '--data-dir', dir).stdout).toBe(readFileSync(out, 'utf8'));

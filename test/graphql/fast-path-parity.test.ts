@@ -105,6 +105,7 @@ const REQUESTS: [string, ApiRequest][] = [
   ['syntax error', q('{ pet(id: "1") { id ')],
   ['validation error', q('{ pet(id: "1") { id nope } pets(first: "x") { edges { node { id } } } }')],
   ['subscription', q('subscription { pet }')],
+  ['subscription without a streaming Accept', q('subscription { events { id type } }')],
   ['variables of the wrong type', q('query($id: ID!) { pet(id: $id) { id } }', { id: { no: 1 } })],
   ['missing variable', q('query($id: ID!) { pet(id: $id) { id } }')],
   ['unknown operation name', q('query A { pet(id: "1") { id } }', undefined, 'Nope')],

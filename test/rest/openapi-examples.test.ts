@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createAjv, deref, inDoc, loadContract, operationsOf, type JsonSchema, type Operation, type Parameter } from '../../src/contract/openapi.js';
 import { seedDemoData } from '../../src/service/seed.js';
 import { startServer, type TestServer } from '../support/server.js';
+import { openStream } from '../support/sse.js';
 
 const { doc } = loadContract();
 const ajv = createAjv(doc);
@@ -27,6 +28,8 @@ interface Example {
   url: string;
   headers: Record<string, string>;
   body?: { name: string; value: unknown; schema: JsonSchema };
+  /** The operation answers an event stream (text/event-stream). */
+  streams?: boolean;
 }
 
 /** A parameter example in its URL form (form style, explode false: a comma list). */
@@ -53,7 +56,8 @@ function examples(): Example[] {
     const content = op.requestBody ? deref<NonNullable<Operation['requestBody']>>(doc, op.requestBody).content?.['application/json'] : undefined;
     const bodies = Object.entries(((content as { examples?: Record<string, { value: unknown }> } | undefined)?.examples ?? {}) as Record<string, { value: unknown }>);
     if (content && bodies.length === 0) throw new Error(`${method} ${path}: the request body has no example`);
-    if (bodies.length === 0) out.push({ operationId: op.operationId, method, url, headers });
+    const streams = Object.hasOwn(deref<{ content?: object }>(doc, op.responses['200'] ?? {}).content ?? {}, 'text/event-stream');
+    if (bodies.length === 0) out.push({ operationId: op.operationId, method, url, headers, ...(streams && { streams }) });
     for (const [name, { value }] of bodies) out.push({ operationId: op.operationId, method, url, headers, body: { name, value, schema: content!.schema } });
   }
   return out;
@@ -91,6 +95,13 @@ describe("the OpenAPI document's examples", () => {
         // No endpoint exists on a first start: the example endpoint, 1, is the one the POST /webhooks example makes, and its delivery 1 a ping.
         expect((await t.admin.post('/webhooks', { url: 'https://receiver.example/petstore', types: ['order.*'] })).status).toBe(201);
         expect((await t.admin.post('/webhooks/1/ping')).status).toBe(202);
+      }
+      if (e.streams) {
+        // An event stream does not end: its head is checked, then the client leaves.
+        const opened = await openStream(t.url + e.url, { ...e.headers, 'x-api-key': t.admin.defaultKey! });
+        expect(opened.ok, opened.ok ? '' : opened.res.text).toBe(true);
+        if (opened.ok) opened.reader.close();
+        return;
       }
       const res = await t.admin.request(e.method, e.url, { headers: e.headers, ...(e.body ? { body: e.body.value } : {}) });
       if (e.method === 'GET') expect(res.status, res.text.slice(0, 300)).toBe(200);

@@ -5,8 +5,10 @@
  * the behaviour suite (test/behaviour/rest/protocol.test.ts); this file checks the Koa side's shape.
  */
 import type Router from '@koa/router';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { ApiRequest } from '../../src/api/exchange.js';
 import { routeTable } from '../../src/api/rest/routes.js';
+import { StaticRoutes } from '../../src/hosts/koa/app.js';
 import { loadContract } from '../../src/contract/openapi.js';
 import { expectExactError } from '../support/assertions.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -20,10 +22,12 @@ describe('the Koa host routes with @koa/router', () => {
   });
   afterAll(() => t.close());
 
+  const routerOf = () => t.app.middleware.map((m) => (m as { router?: Router }).router).find((r) => r !== undefined)!;
+
   it('registers one route per operation of the route table, in its order, GET answering HEAD too', () => {
-    const routed = t.app.middleware.map((m) => (m as { router?: Router }).router).find((r) => r !== undefined);
+    const routed = routerOf();
     expect(routed, 'no @koa/router among the middleware').toBeDefined();
-    const layers = routed!.stack.map((l) => ({ path: l.path, methods: [...l.methods] }));
+    const layers = routed.stack.map((l) => ({ path: l.path, methods: [...l.methods] }));
     expect(layers).toEqual(table.map((r) => ({ path: r.pattern, methods: r.method === 'GET' ? ['HEAD', 'GET'] : [r.method] })));
     // Every operation of the document, /graphql and the public documents included.
     expect(table.map((r) => r.operationId)).toEqual(expect.arrayContaining(['getPet', 'graphqlPost', 'getOpenApiJson', 'healthz', 'metrics', 'getDocs']));
@@ -65,5 +69,53 @@ describe('the Koa host routes with @koa/router', () => {
 
   it('routes a path that differs in case to the 404, as the document\'s paths are case-sensitive', async () => {
     expectExactError(await t.admin.get('/PETS'), 404, 'NOT_FOUND');
+  });
+
+  it('lets the router decide the first request of a path without parameters, and later ones go to the operation it chose', async () => {
+    const match = vi.spyOn(routerOf(), 'match');
+    try {
+      const path = '/categories'; // no other test here sends GET /categories
+      const first = await t.admin.get(path);
+      expect(first.status).toBe(200);
+      expect(match).toHaveBeenCalledTimes(1);
+      const again = await t.admin.get(path);
+      expect(again.status).toBe(200);
+      expect(again.body).toEqual(first.body);
+      expect(match).toHaveBeenCalledTimes(1);
+      // Another method, another spelling (the trailing slash): the router's again, once each.
+      const head = await t.admin.request('HEAD', path, {});
+      expect([head.status, head.text]).toEqual([200, '']);
+      const slashed = await t.admin.get(`${path}/`);
+      expect(slashed.body).toEqual(first.body);
+      expect(match).toHaveBeenCalledTimes(3);
+      await t.admin.request('HEAD', path, {});
+      await t.admin.get(`${path}/`);
+      expect(match).toHaveBeenCalledTimes(3);
+      // A method the path lacks is never remembered: allowedMethods' 405, every time.
+      for (let i = 0; i < 2; i++) expectExactError(await t.admin.request('DELETE', path, {}), 405, 'METHOD_NOT_ALLOWED');
+      expect(match).toHaveBeenCalledTimes(5);
+      // A path with parameters goes through the router every time.
+      for (let i = 0; i < 2; i++) expectExactError(await t.admin.get('/categories/999999'), 404, 'NOT_FOUND');
+      expect(match).toHaveBeenCalledTimes(7);
+    } finally {
+      match.mockRestore();
+    }
+  });
+});
+
+describe('StaticRoutes, the router\'s remembered decisions', () => {
+  const req = (method: string, path: string): ApiRequest => ({ method, path, search: '', headers: {}, ip: '127.0.0.1', body: async () => Buffer.alloc(0) });
+
+  it('remembers a route only under its own pattern, with or without the trailing slash, and the method routed', () => {
+    const routes = new StaticRoutes();
+    routes.remember(req('GET', '/pets'), '/pets', 'listPets');
+    routes.remember(req('HEAD', '/pets/'), '/pets', 'listPets');
+    expect(routes.get('GET', '/pets')).toBe('listPets');
+    expect(routes.get('HEAD', '/pets/')).toBe('listPets');
+    expect(routes.get('HEAD', '/pets')).toBeUndefined();
+    expect(routes.get('POST', '/pets')).toBeUndefined();
+    // Anything else the router may have matched to the route is routed again each time (no bound on such paths).
+    for (const path of ['/pets#a', '/pets//', '/pets/#b']) routes.remember(req('GET', path), '/pets', 'listPets');
+    for (const path of ['/pets#a', '/pets//', '/pets/#b']) expect(routes.get('GET', path)).toBeUndefined();
   });
 });

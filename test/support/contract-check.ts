@@ -122,7 +122,11 @@ export function cspDirectives(policy: string): Map<string, string[]> {
 function documentProblems(method: string, url: string, res: CheckedResponse): string[] {
   const pathname = new URL(url).pathname;
   const m = method === 'HEAD' ? 'GET' : method;
-  const route = routes.find((r) => r.method === m && r.re.test(pathname));
+  // A literal path of the document (/events/stream-tokens) is never a template's parameter
+  // (/events/{eventId}): another method on it is unrouted (405), as the routers answer.
+  const matching = routes.filter((r) => r.re.test(pathname));
+  const literal = matching.find((r) => !r.path.includes('{'))?.path;
+  const route = matching.find((r) => r.method === m && (literal === undefined || r.path === literal));
   const problems: string[] = [];
   if (!route) {
     // Unrouted (404 for an unknown path, 405 for a known path with another method): an Error.

@@ -36,6 +36,8 @@ export interface TestServerOptions {
   ready?: () => Promise<boolean>;
   /** Keep the limiter's state in this Redis (a RedisLimiter on the test's clock, keys of its own). */
   redisUrl?: string;
+  /** PETSTORE_STREAM_MAX_SECONDS. */
+  streamMaxSeconds?: number;
 }
 
 export interface TestServer {
@@ -71,6 +73,7 @@ export async function startServer(opts: TestServerOptions = {}): Promise<TestSer
     adminSecret: ADMIN_SECRET,
     bans: { banSeconds: 900 },
     eventRetention: opts.eventRetention,
+    streams: { maxSeconds: opts.streamMaxSeconds },
     webhooks: {
       network: createWebhookSender({ allowHosts, timeoutMs: opts.webhooks?.timeoutMs }),
       allowHosts,
@@ -110,6 +113,7 @@ export async function startServer(opts: TestServerOptions = {}): Promise<TestSer
       return Object.assign(new Api(url, res.body.key), { keyId: res.body.id as number });
     },
     async close() {
+      services.streams.close();
       await services.webhookEngine.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -38,6 +38,8 @@ export interface TargetOptions {
    * receives the mocks' deliveries (the servers post to real receivers instead).
    */
   webhooks?: { allowHosts?: string[]; retryBaseSeconds?: number; onWebhook?: (request: Request) => Response | Promise<Response> };
+  /** PETSTORE_STREAM_MAX_SECONDS. */
+  streamMaxSeconds?: number;
 }
 
 export interface Target {
@@ -165,6 +167,7 @@ async function startMocksTarget(opts: TargetOptions): Promise<Target> {
     onWebhook: opts.webhooks?.onWebhook,
     webhookAllowHosts: opts.webhooks?.allowHosts,
     webhookRetryBaseSeconds: opts.webhooks?.retryBaseSeconds,
+    streamMaxSeconds: opts.streamMaxSeconds,
   });
   server.listen({ onUnhandledRequest: 'error' });
   mocksListening = true;

@@ -1,6 +1,7 @@
 /**
  * The example page: connects (mocks or a real server), then wires the views to the two clients.
- * Every answer updates the budget in the header; every failure lands in one notice.
+ * Every answer updates the budget in the header; every failure lands in one notice. The event
+ * stream keeps pets, orders and inventory current, so the page needs no refresh button.
  */
 import type { Category } from 'petstore-gateway/client';
 import './style.css';
@@ -10,8 +11,10 @@ import { connect } from './connection.js';
 import { createPetForm } from './create-pet-form.js';
 import { byId, type Act } from './dom.js';
 import { createInventory } from './inventory.js';
+import { connectLive } from './live.js';
 import { createNotice } from './notice.js';
 import { createOrderForm } from './order-form.js';
+import { createOrders } from './orders.js';
 import { createPetList } from './pet-list.js';
 import { problemOf } from './problem.js';
 
@@ -45,12 +48,16 @@ async function start(): Promise<void> {
       : `Real server: ${connection.baseUrl} (cross-origin, CORS)`;
 
   const apis = createApis(connection, (budget) => showBudget(byId('budget'), budget));
+  // Opened first, so that no change made while the page reads its data is missed.
+  const live = connectLive(apis.rest, byId('live'));
   const categories = new Map<number, string>();
   const inventory = createInventory(apis);
+  const orders = createOrders(apis.rest);
   const orderForm = createOrderForm({
     rest: apis.rest,
     act,
-    onPlaced: async () => {
+    onPlaced: async (order) => {
+      orders.apply(order); // at once; its order.placed event, when it comes, says the same
       await petList.reload();
       await inventory.refresh();
     },
@@ -69,17 +76,17 @@ async function start(): Promise<void> {
       await petList.reload();
     },
   });
-  const refresh = byId<HTMLButtonElement>('inventory-refresh');
-  refresh.addEventListener('click', () => act(refresh, () => inventory.refresh()));
-
+  await live.opened(5_000);
   await act(null, async () => {
     const all: Category[] = [];
     for await (const category of apis.rest.iterateCategories({ limit: 100 })) all.push(category);
     for (const { id, name } of all) categories.set(id, name);
     petForm.setCategories(all);
     await petList.reload();
+    await orders.load();
     await inventory.refresh();
   });
+  live.start({ petList, inventory, orders });
   document.body.dataset.ready = 'true';
 }
 

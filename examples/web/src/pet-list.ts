@@ -12,6 +12,8 @@ export const PAGE_SIZE = 3;
 export interface PetList {
   /** Loads the page on screen again (after a change). */
   reload(): Promise<void>;
+  /** A pet as a `pet.*` event carried it: its row, if on screen, shows it at once. */
+  apply(pet: Pet): void;
 }
 
 export interface PetListOptions {
@@ -79,5 +81,10 @@ export function createPetList({ rest, act, categoryName, onOrder }: PetListOptio
     updatePager();
   });
 
-  return { reload: () => show(index) };
+  return {
+    reload: () => show(index),
+    apply(pet) {
+      rows.querySelector(`tr[data-pet-id="${pet.id}"]`)?.replaceWith(petRow(pet));
+    },
+  };
 }

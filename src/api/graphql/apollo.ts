@@ -22,6 +22,7 @@ import { createInputChecker } from './inputs.js';
 import { createResolvers } from './resolvers.js';
 import type { persistedQueryStore } from './persisted.js';
 import { CSRF_PREVENTION_HEADERS } from './request.js';
+import { subscriptionNeedsStream } from './subscriptions.js';
 import { MAX_TOKENS } from './token-limit.js';
 
 export interface ApolloOptions {
@@ -79,6 +80,18 @@ export async function createApollo(opts: ApolloOptions): Promise<ApolloServer<Gr
       ApolloServerPluginUsageReportingDisabled(),
       ApolloServerPluginSchemaReportingDisabled(),
       complexityPlugin(opts.maxCost),
+      {
+        // Apollo does not run subscriptions over HTTP; the mount does (subscriptions.ts). One that
+        // reaches Apollo (only without the mount's document cache) is refused before it executes.
+        async requestDidStart() {
+          return {
+            async didResolveOperation({ operation }) {
+              if (operation?.operation !== 'subscription') return;
+              throw subscriptionNeedsStream();
+            },
+          };
+        },
+      },
       {
         async requestDidStart() {
           return {

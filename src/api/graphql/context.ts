@@ -14,4 +14,6 @@ export interface GraphQLContext {
   cost?: number;
   /** The limiter's verdict for this request, echoed in `extensions.rateLimit`. */
   rateLimit?: RateLimitInfo;
+  /** A subscription's: aborts when its stream ends (the client left, or the stream registry ended it). */
+  signal?: AbortSignal;
 }

@@ -16,7 +16,7 @@ import type { PetStatus } from '../../service/records.js';
 export type Component = 'NewPet' | 'PetPatch' | 'NewCategory' | 'NewOrder' | 'InventoryUpdate';
 
 /** The REST operations whose parameters GraphQL arguments mirror. */
-export type MirroredOperation = 'listPets' | 'listCategories' | 'listOrders' | 'listInventory' | 'placeOrder';
+export type MirroredOperation = 'listPets' | 'listCategories' | 'listOrders' | 'listInventory' | 'placeOrder' | 'listEvents';
 
 export interface InputChecker {
   /**

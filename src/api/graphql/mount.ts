@@ -10,13 +10,18 @@
  * A document is refused for its length or answered with its validation errors here, before
  * either, so Apollo never validates (it would redo the work with graphql-js's quadratic rules).
  *
+ * Subscriptions take neither path: neither runs them over HTTP. The mount runs a valid one with
+ * graphql-js's `subscribe` on the same schema and context and answers it as a stream in the
+ * transport its `Accept` asks for (subscriptions.ts), after the same admission and limits; Apollo
+ * alone (no document cache) refuses one as the mount refuses one sent without a streaming `Accept`.
+ *
  * Automatic persisted queries: a hash alone runs the document registered under it (the document
  * cache keeps them); a hash with its query registers it once it ran within the limits; Apollo
  * reads and writes the same registrations (persisted.ts) for the requests it answers. Every
  * answer has the media type the request's `Accept` prefers (media-type.ts).
  */
 import { HeaderMap, type ApolloServer } from '@apollo/server';
-import { GraphQLError, OverlappingFieldsCanBeMergedRule } from 'graphql';
+import { GraphQLError, OverlappingFieldsCanBeMergedRule, SingleFieldSubscriptionsRule, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { BadRequestError, MethodNotAllowedError } from '../errors.js';
 import type { Services } from '../../service/services.js';
 import type { Admit } from '../admission-step.js';
@@ -26,22 +31,26 @@ import { readJsonBody } from '../json-body.js';
 import type { GraphQLContext } from './context.js';
 import type { Contract } from '../../contract/openapi.js';
 import { buildSchema, createApollo } from './apollo.js';
-import { nestingRefusal } from './complexity.js';
-import { createDocumentCache, type DocumentCache } from './documents.js';
+import { nestingRefusal, overLimits } from './complexity.js';
+import { createDocumentCache, type DocumentCache, type Prepared, type PreparedOperation } from './documents.js';
 import { KnownOperationTypes } from './known-operation-types.js';
 import { OverlappingFieldsCanBeMerged } from './overlapping-fields.js';
+import { SingleFieldSubscriptions } from './single-field-subscriptions.js';
 import { runFastPath } from './fast-path.js';
 import { errorsBody, formatErrors } from './format-error.js';
 import { createLoaders } from './loaders.js';
 import { GRAPHQL_RESPONSE_JSON, responseMediaType } from './media-type.js';
 import { persistedQueryStore, queryHash } from './persisted.js';
 import { readGraphQLRequest, type GraphQLRequest } from './request.js';
+import { byteStream, startSubscription, subscriptionBody, subscriptionNeedsStream, subscriptionTransport, SUBSCRIPTION_MEDIA_TYPES } from './subscriptions.js';
 import { MAX_TOKENS } from './token-limit.js';
 
 export const GRAPHQL_PATH = '/graphql';
 
 export interface GraphQLMountOptions {
   apollo: ApolloServer<GraphQLContext>;
+  /** Apollo's schema, on which subscriptions run (subscriptions.ts). */
+  schema: GraphQLSchema;
   services: Services;
   /** Authentication and the limiter, shared with REST: one budget per key. */
   admit: Admit;
@@ -74,8 +83,8 @@ export async function createGraphQLMount(opts: GraphQLOptions): Promise<GraphQLM
   const documents = fast
     ? createDocumentCache({
         schema,
-        rules: [KnownOperationTypes, OverlappingFieldsCanBeMerged],
-        replacing: [OverlappingFieldsCanBeMergedRule],
+        rules: [KnownOperationTypes, OverlappingFieldsCanBeMerged, SingleFieldSubscriptions],
+        replacing: [OverlappingFieldsCanBeMergedRule, SingleFieldSubscriptionsRule],
         compileAfter: opts.compileAfter,
         maxCost: opts.maxCost,
       })
@@ -86,7 +95,7 @@ export async function createGraphQLMount(opts: GraphQLOptions): Promise<GraphQLM
     validatedBefore: fast,
     persistedQueries: documents && persistedQueryStore(documents),
   });
-  return graphqlMount({ ...opts, apollo, documents });
+  return graphqlMount({ ...opts, apollo, schema, documents });
 }
 
 export function graphqlMount(opts: GraphQLMountOptions): GraphQLMount {
@@ -103,7 +112,7 @@ export function graphqlMount(opts: GraphQLMountOptions): GraphQLMount {
       const body = await bodyOf(x);
       const context: GraphQLContext = { principal: x.principal!, services, loaders: createLoaders(services), rateLimit: x.rateLimit };
       const request = readGraphQLRequest(x, body);
-      if (await answeredWithoutApollo(x, type, request, documents, context, opts.maxCost)) return;
+      if (await answeredWithoutApollo(x, type, request, documents, context, opts.maxCost, opts.schema)) return;
       await answerThroughApollo(x, type, apollo, body, context);
     } catch (err) {
       const { status, body } = errorsBody(err, x.rateLimit);
@@ -134,41 +143,114 @@ async function answeredWithoutApollo(
   documents: DocumentCache | undefined,
   context: GraphQLContext,
   maxCost: number,
+  schema: GraphQLSchema,
 ): Promise<boolean> {
   if (!documents) {
     // Apollo alone: the nesting rule still comes before its parser recurses into the document.
     const tooNested = request?.query !== undefined ? nestingRefusal(request.query, MAX_TOKENS) : undefined;
-    if (!tooNested) return false;
-    answer(x, 400, JSON.stringify({ errors: formatErrors([tooNested]), extensions: x.rateLimit && { rateLimit: x.rateLimit } }), type);
-    return true;
+    return tooNested ? refused(x, type, { errors: [tooNested] }) : false;
   }
   const query = request && queryOf(request, documents);
   if (!request || query === undefined) return false;
   const prepared = documents.prepare(query);
-  if (prepared.kind === 'tooComplex') {
-    // As Apollo answers a refusal by the complexity plugin: the measured cost in extensions.
-    const { error, cost } = prepared.refusal(request.operationName);
-    answer(x, 400, JSON.stringify({ errors: formatErrors([error]), extensions: { ...(x.rateLimit && { rateLimit: x.rateLimit }), cost } }), type);
-    return true;
-  }
-  if (prepared.kind === 'tooManyTokens' || prepared.kind === 'tooNested' || prepared.kind === 'invalid') {
-    // Apollo's words for the first and the last (a parse error mapped to QUERY_TOO_COMPLEX,
-    // validation errors); lists nested too deep never reach a parser.
-    const errors =
-      prepared.kind === 'invalid'
-        ? prepared.errors.map((e) => apolloError(e, 'GRAPHQL_VALIDATION_FAILED'))
-        : prepared.kind === 'tooNested'
-          ? [prepared.error]
-          : [apolloError(prepared.error, 'GRAPHQL_PARSE_FAILED')];
-    answer(x, 400, JSON.stringify({ errors: formatErrors(errors), extensions: x.rateLimit && { rateLimit: x.rateLimit } }), type);
-    return true;
-  }
+  const refusal = refusalOf(prepared, request.operationName);
+  if (refusal) return refused(x, type, refusal);
   const op = prepared.kind === 'valid' ? prepared.operation(request.operationName) : undefined;
+  if (prepared.kind === 'valid' && op?.operation.operation === 'subscription') {
+    // Never the fast path's nor Apollo's: neither runs subscriptions over HTTP.
+    await answerSubscription(x, type, { schema, document: prepared.document, op, request, context, maxCost });
+    if (request.persisted && request.query !== undefined && x.status === 200) documents.register(request.persisted.sha256Hash, query);
+    return true;
+  }
   const fast = op && (await runFastPath(op, request, x.req.method, context, maxCost));
   if (!fast) return false;
   // A registration that ran: the document passed the limits, and its hash was checked.
   if (fast.status === 200 && request.persisted && request.query !== undefined) documents.register(request.persisted.sha256Hash, query);
   answer(x, fast.status, fast.text, type);
+  return true;
+}
+
+interface SubscriptionRequest {
+  schema: GraphQLSchema;
+  document: DocumentNode;
+  op: PreparedOperation;
+  request: GraphQLRequest;
+  context: GraphQLContext;
+  maxCost: number;
+}
+
+/**
+ * A subscription (CONTRACT section 14): refused as a query would be until its stream starts (no
+ * streaming `Accept`, over the cost limit, over the key's stream quota, arguments refused), then
+ * answered as a stream in the transport its `Accept` asks for. Admission already took its one
+ * request of budget; the events it pushes cost nothing.
+ */
+async function answerSubscription(x: Exchange, type: string, s: SubscriptionRequest): Promise<void> {
+  const measured = s.op.complexity(s.request.variables);
+  const extensions: Record<string, unknown> = {};
+  if (x.rateLimit) extensions.rateLimit = x.rateLimit;
+  extensions.cost = measured.cost;
+  // In the order Apollo's plugins refuse (the Apollo-only path answers alike): the limits, then the transport.
+  const tooComplex = overLimits(measured, s.maxCost);
+  if (tooComplex) return answer(x, 400, JSON.stringify({ errors: formatErrors([tooComplex]), extensions }), type);
+  const transport = subscriptionTransport(x.header('accept'));
+  if (!transport) return answer(x, 400, JSON.stringify({ errors: formatErrors([subscriptionNeedsStream()]), extensions }), type);
+  // TOO_MANY_STREAMS past the plan's quota (shared with GET /events/stream), thrown to the mount's refusal.
+  const lease = s.context.services.streams.open(s.context.principal);
+  const stop = new AbortController();
+  const signal = AbortSignal.any([lease.signal, stop.signal]);
+  const close = () => {
+    stop.abort();
+    lease.release();
+  };
+  s.context.signal = signal;
+  s.context.cost = measured.cost;
+  let started: Awaited<ReturnType<typeof startSubscription>>;
+  try {
+    started = await startSubscription({ schema: s.schema, document: s.document, operationName: s.request.operationName, variables: s.request.variables, context: s.context });
+  } catch (err) {
+    close();
+    throw err;
+  }
+  if (!(Symbol.asyncIterator in started)) {
+    close();
+    return answer(x, started.status, JSON.stringify({ errors: formatErrors(started.errors), extensions }), type);
+  }
+  const chunks = subscriptionBody(started, { transport, extensions, every: (ms, fn) => lease.every(ms, fn), close, signal });
+  x.set('content-type', SUBSCRIPTION_MEDIA_TYPES[transport]);
+  x.status = 200;
+  x.type = SUBSCRIPTION_MEDIA_TYPES[transport];
+  x.body = byteStream(chunks, close);
+}
+
+/**
+ * Why a prepared document is refused before it runs, if it is: over the depth or cost limit
+ * (with the measured cost, as Apollo's complexity plugin says it), too many tokens (Apollo's parse
+ * error, mapped to QUERY_TOO_COMPLEX), lists nested too deep (never reaching a parser), or its
+ * validation errors in Apollo's words. A syntax error is left to Apollo.
+ */
+function refusalOf(prepared: Prepared, operationName: string | undefined): { errors: GraphQLError[]; cost?: number } | undefined {
+  switch (prepared.kind) {
+    case 'tooComplex': {
+      const { error, cost } = prepared.refusal(operationName);
+      return { errors: [error], cost };
+    }
+    case 'tooManyTokens':
+      return { errors: [apolloError(prepared.error, 'GRAPHQL_PARSE_FAILED')] };
+    case 'tooNested':
+      return { errors: [prepared.error] };
+    case 'invalid':
+      return { errors: prepared.errors.map((e) => apolloError(e, 'GRAPHQL_VALIDATION_FAILED')) };
+    default:
+      return undefined;
+  }
+}
+
+/** Answers a refusal: 400, the errors, and in extensions the budget and the cost, when measured. */
+function refused(x: Exchange, type: string, refusal: { errors: GraphQLError[]; cost?: number }): true {
+  const rateLimit = x.rateLimit && { rateLimit: x.rateLimit };
+  const extensions = refusal.cost === undefined ? rateLimit : { ...rateLimit, cost: refusal.cost };
+  answer(x, 400, JSON.stringify({ errors: formatErrors(refusal.errors), extensions }), type);
   return true;
 }
 

@@ -8,13 +8,14 @@ import type { Connection } from './connection.js';
 import type { GraphQLContext } from './context.js';
 import type { InputChecker } from './inputs.js';
 import { categoryResolvers } from './resolvers/categories.js';
+import { eventResolvers } from './resolvers/events.js';
 import { inventoryResolvers } from './resolvers/inventory.js';
 import { orderResolvers } from './resolvers/orders.js';
 import { petResolvers } from './resolvers/pets.js';
 import type { EntityResolvers } from './resolvers/shared.js';
 
 export function createResolvers(inputs: InputChecker): IResolvers<unknown, GraphQLContext> {
-  const entities = [petResolvers(inputs), categoryResolvers(inputs), orderResolvers(inputs), inventoryResolvers(inputs)];
+  const entities = [petResolvers(inputs), categoryResolvers(inputs), orderResolvers(inputs), inventoryResolvers(inputs), eventResolvers(inputs)];
 
   // Counting can cost a scan, so a connection counts only when totalCount is selected. An explicit
   // resolver, not a function-valued property: graphql-jit's default resolver does not call those.

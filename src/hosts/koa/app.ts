@@ -12,6 +12,8 @@
  * A request the router does not route, a method the path lacks (allowedMethods throws) and every
  * OPTIONS (CORS preflights) go to the pipeline without a route: its own fallbacks answer them,
  * after admission, through the contract's error map (404, 405 with `Allow`), as the mocks do.
+ * The router's decisions for paths without parameters (`GET /pets`) are remembered, and later
+ * requests for them go straight to the pipeline of their operation (StaticRoutes, below).
  */
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -24,7 +26,7 @@ import { MAX_BODY_BYTES } from '../../api/json-body.js';
 import type { ApiRequest, ApiResponse } from '../../api/exchange.js';
 import { routeTable } from '../../api/rest/routes.js';
 import { docsHandlers } from './docs.js';
-import { createMetrics, type Metrics } from './metrics.js';
+import { countOpenStreams, createMetrics, type Metrics } from './metrics.js';
 import { ENCODINGS, STATIC_OPERATIONS, staticAnswers, type Encoding } from './static-answers.js';
 
 export interface AppDeps extends Omit<PipelineDeps, 'hostHandlers' | 'logger'> {
@@ -43,6 +45,7 @@ export interface AppDeps extends Omit<PipelineDeps, 'hostHandlers' | 'logger'> {
 export async function createApp(deps: AppDeps): Promise<Koa> {
   const { logger } = deps;
   const metrics = deps.metrics ?? createMetrics(deps.limiter);
+  countOpenStreams(metrics, () => deps.services.streams.count());
   const hostHandlers = { ...docsHandlers(), ...(deps.servesMetrics === false ? {} : metrics.handlers) };
   const pipeline = await createPipeline({ ...deps, logger, hostHandlers });
   const statics = staticAnswers();
@@ -54,6 +57,7 @@ export async function createApp(deps: AppDeps): Promise<Koa> {
     app.maxIpsCount = deps.trustProxy!;
   }
 
+  const staticRoutes = new StaticRoutes();
   app.use(async (ctx, next) => {
     const start = performance.now();
     // Read from Node's request itself: Koa's delegating getters cost more than the rest of the host.
@@ -74,7 +78,11 @@ export async function createApp(deps: AppDeps): Promise<Koa> {
     state.request = req;
     let res: ApiResponse | undefined;
     try {
-      if (method !== 'OPTIONS') {
+      // A path the router routed before goes straight to its operation (StaticRoutes); every
+      // OPTIONS goes to the pipeline alone; the rest through the router.
+      const known = staticRoutes.get(method, path);
+      if (known !== undefined) res = await pipeline(req, { operationId: known, params: {} });
+      else if (method !== 'OPTIONS') {
         try {
           await next();
         } catch (err) {
@@ -96,18 +104,28 @@ export async function createApp(deps: AppDeps): Promise<Koa> {
     // The pipeline's answer is complete (status, every header, a serialised body), so it goes to
     // the socket as it is: Koa's own response handling would only copy it header by header.
     ctx.respond = false;
+    // A stream (an event stream, a subscription) outlives this middleware: it is counted and logged
+    // when its head goes out, its duration being the time to answer, not how long the client listened.
+    const streaming = res.body instanceof ReadableStream;
     send(ctx.res, method === 'HEAD', res);
     metrics.observe(method, res.operationId, res.status, (performance.now() - start) / 1000);
-    if (logger.isLevelEnabled('debug')) logger.debug({ method, path, status: res.status, keyId: res.keyId, ip: req.ip }, 'request');
+    if (logger.isLevelEnabled('debug')) logger.debug({ method, path, status: res.status, keyId: res.keyId, ip: req.ip, ...(streaming && { stream: true }) }, 'request');
   });
 
   // Case-sensitive as the document's paths are; a trailing slash matches (strict: false).
   const router = new Router({ sensitive: true, strict: false });
-  for (const { method, pattern, operationId } of routeTable(deps.contract.doc)) {
+  const table = routeTable(deps.contract.doc);
+  // A literal path of the document (/events/stream-tokens) is never a template's parameter
+  // (/events/{eventId}), whatever the method: the pipeline answers the method it lacks (405).
+  const literals = new Set(table.filter((r) => !r.path.includes('{')).map((r) => r.path));
+  for (const { method, path: template, pattern, operationId } of table) {
     const verb = VERBS[method];
     if (!verb) throw new Error(`no route for ${method} ${pattern} (${operationId})`);
+    const templated = template.includes('{');
     router[verb](pattern, async (ctx) => {
       const state = ctx.state as HostState;
+      if (templated && literals.has(withoutTrailingSlash(state.request.path))) throw new Unrouted();
+      if (!templated) staticRoutes.remember(state.request, pattern, operationId);
       state.response = await pipeline(state.request, { operationId, params: ctx.params });
     });
   }
@@ -122,10 +140,37 @@ interface HostState {
   response?: ApiResponse;
 }
 
+/**
+ * The router's decisions for the routes without path parameters, remembered: @koa/router routes
+ * `GET /pets` the first time it is seen, and the host sends it straight to that operation
+ * afterwards. The router tests every route's pattern and builds a middleware chain and its
+ * closures for every request it routes, about a sixth of the CPU of a cheap read (bench/RESULTS.md).
+ * Only what the router itself routed is remembered, and the routes never change once registered,
+ * so a remembered decision is the router's answer. Bounded by construction: a path is remembered
+ * only when it is the route's own pattern, with or without the trailing slash, so at most two
+ * paths a route and method; paths with parameters (a space without bound) are routed every time.
+ */
+export class StaticRoutes {
+  private readonly operations = new Map<string, string>();
+
+  get(method: string, path: string): string | undefined {
+    return this.operations.get(`${method} ${path}`);
+  }
+
+  /** Called by the route of `pattern`, which has no parameters, for the request it routed. */
+  remember(req: ApiRequest, pattern: string, operationId: string): void {
+    if (req.path === pattern || req.path === `${pattern}/`) this.operations.set(`${req.method} ${req.path}`, operationId);
+  }
+}
+
 /** allowedMethods' Method Not Allowed and Not Implemented: the pipeline answers them (after admission, with `Allow`). */
 class Unrouted extends Error {}
 
 const VERBS: Record<string, 'get' | 'post' | 'put' | 'patch' | 'delete'> = { GET: 'get', POST: 'post', PUT: 'put', PATCH: 'patch', DELETE: 'delete' };
+
+function withoutTrailingSlash(path: string): string {
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
 
 /** An origin-form request target ("/pets?limit=2") as path and query string. */
 function splitTarget(url: string): { path: string; search: string } {
@@ -139,13 +184,63 @@ const BODILESS = new Set([204, 205, 304]);
 /** Writes the pipeline's response; a HEAD answer carries the GET answer's Content-Length and no body. */
 function send(out: ServerResponse, head: boolean, res: ApiResponse): void {
   if (BODILESS.has(res.status)) {
+    if (res.body instanceof ReadableStream) void res.body.cancel();
     out.writeHead(res.status, res.headers);
     out.end();
     return;
   }
+  if (res.body instanceof ReadableStream) return sendStream(out, head, res, res.body);
   const body = res.body ?? '';
   const headers = res.headers;
   headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
   out.writeHead(res.status, headers);
   out.end(head ? undefined : body);
+}
+
+/**
+ * Sends a streaming body chunk by chunk as the stream yields them (chunked, no Content-Length;
+ * Node writes each chunk to the socket at once), waiting for the socket to drain when it is
+ * full, and cancels the stream as soon as the client goes away, which is how the answer learns
+ * of it. A HEAD answer sends the head alone and cancels the stream.
+ */
+function sendStream(out: ServerResponse, head: boolean, res: ApiResponse, body: ReadableStream<Uint8Array>): void {
+  delete res.headers['content-length'];
+  out.writeHead(res.status, res.headers);
+  if (head) {
+    void body.cancel();
+    out.end();
+    return;
+  }
+  out.flushHeaders();
+  const reader = body.getReader();
+  const gone = () => void reader.cancel().catch(() => undefined);
+  out.once('close', gone);
+  void (async () => {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done || out.destroyed) break;
+        if (!out.write(value)) await drained(out);
+      }
+      out.end();
+    } catch {
+      // The stream failed after its head went out: all that can be said is to cut the response short.
+      out.destroy();
+    } finally {
+      out.off('close', gone);
+    }
+  })();
+}
+
+/** Resolves when a full socket drained, or the response closed. */
+function drained(out: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      out.off('drain', done);
+      out.off('close', done);
+      resolve();
+    };
+    out.on('drain', done);
+    out.on('close', done);
+  });
 }

@@ -107,6 +107,18 @@ export function countRefusedConnections(metrics: Metrics, counts: { refusedTotal
   });
 }
 
+/** Open event streams and subscriptions (src/service/streams.ts), read when scraped. */
+export function countOpenStreams(metrics: Metrics, open: () => number): void {
+  new Gauge({
+    name: 'petstore_open_streams',
+    help: 'Event streams (GET /events/stream) and GraphQL subscriptions open now.',
+    registers: [metrics.registry],
+    collect() {
+      this.set(open());
+    },
+  });
+}
+
 /**
  * The listener of PETSTORE_METRICS_PORT: `GET /metrics` (and HEAD) and nothing else, answered as
  * the public port would answer it (API-Version, nosniff; errors as the contract's Error object).

@@ -51,7 +51,8 @@ export function staticAnswers(): StaticAnswers {
 
   return {
     async answer(res, encoding, ifNoneMatch) {
-      if (res.body === null) return res;
+      // Documents only: a stream is never compressed or tagged.
+      if (res.body === null || res.body instanceof ReadableStream) return res;
       const all = await representations(res.body, res.headers['content-type'] ?? '');
       const chosen = all[encoding];
       const headers: Record<string, string> = { ...res.headers, etag: chosen.etag, vary: res.headers.vary ? `${res.headers.vary}, Accept-Encoding` : 'Accept-Encoding' };

@@ -16,7 +16,7 @@ import type { Failpoint } from './failpoints.js';
 import { Journal } from './journal.js';
 import { Mutex } from './mutex.js';
 import { JOURNAL_FILE, SNAPSHOT_FILE, loadDataDir, type Loaded } from './load.js';
-import type { CommitLog, MemoryStore } from '../memory/memory-store.js';
+import type { ChangeSet, CommitLog, MemoryStore } from '../memory/memory-store.js';
 import { OutageMonitor, type OutageEvent } from './outage.js';
 import { writeSnapshot, type SnapshotSource } from './snapshot.js';
 import { collectGarbage } from './collect-garbage.js';
@@ -62,137 +62,199 @@ export interface PersistenceOptions {
 /** A background snapshot that failed is not tried again for this long. */
 const SNAPSHOT_RETRY_MS = 5_000;
 
+/**
+ * Opens the store of a data directory (whose lock the caller holds, open-store.ts): loads it (the
+ * snapshot, then the journal since it replayed, loadForStart), opens the journal after what was
+ * loaded, makes it the store's commit log and starts watching for outages.
+ */
 export async function openPersistentStore(dir: string, opts: PersistenceOptions = {}): Promise<PersistentStore> {
   const fs = opts.fs ?? nodeFs;
-  const snapshotFile = join(dir, SNAPSHOT_FILE);
-  const journalFile = join(dir, JOURNAL_FILE);
   const loaded = await loadForStart(fs, dir, opts);
-  const { store } = loaded;
-
-  // The state the steps below share: whether the store stopped, the snapshot in progress (one at a
-  // time, they share the temporary file), and what decides when the next one is due.
-  let halted = false;
-  const snapshots = new Mutex();
-  const snapshotEvery = opts.snapshotEvery ?? 10_000;
-  let hasSnapshot = loaded.snapshotSeq !== undefined;
-  let lastSnapshotBytes = loaded.snapshotBytes;
-  let journaled = 0;
-  let journaledAtSnapshot = -loaded.replayed;
-  let background: Promise<void> | undefined;
-  let abort: AbortController | undefined;
-  let retryAt = 0;
-
-  const fatal = (err: FatalStorageError) => {
-    halt();
-    opts.onFatal?.(err);
+  const durable = new DurableDirectory(fs, dir, loaded, opts);
+  await durable.openJournal(loaded);
+  loaded.store.setCommitLog(durable);
+  durable.monitor.start();
+  return {
+    store: loaded.store,
+    snapshot: () => durable.snapshot(),
+    ready: async () => durable.writable,
+    close: () => durable.close(),
+    halt: () => durable.halt(),
   };
-  const monitor: OutageMonitor = new OutageMonitor({
-    fs,
-    dir,
-    journal: () => journal,
-    filesIntact: async () => (await journal.intact()) && (!hasSnapshot || (await fs.stat(snapshotFile)) !== undefined),
-    // The directory lost our files: the durable state (all in memory, the journal refusing
-    // appends meanwhile) is written anew, as a snapshot and an empty journal after it.
-    rewrite: () =>
-      snapshots.run(async () => {
-        if (journal.writable || journal.failed) return;
-        await opts.relock?.();
-        const seq = journal.lastSeq;
-        lastSnapshotBytes = await writeSnapshot(fs, snapshotFile, seq, sourceOfStore(store), { sliceMs: opts.sliceMs });
-        hasSnapshot = true;
-        await journal.exclusive(() => journal.replace(seq));
-      }),
-    onEvent: (e) => opts.onOutage?.(e),
-    probeMs: opts.probeMs ?? 500,
-    watchMs: opts.watchMs ?? 1_000,
-  });
-  const journal = await Journal.open(
-    {
+}
+
+/**
+ * What keeps a loaded store durable in its directory, step by step below: the outage monitor, the
+ * journal every commit goes to, the snapshots (one at a time; in the background once due), and
+ * the ways out (halt, close). Its fields are the state those steps share.
+ */
+class DurableDirectory implements CommitLog {
+  readonly monitor: OutageMonitor;
+  /** Set by `openJournal`, before anything reads it. */
+  private journal!: Journal;
+  private readonly store: MemoryStore;
+  private readonly snapshotFile: string;
+  private readonly journalFile: string;
+  /** The store stopped: it takes no more writes and starts no more snapshots. */
+  private halted = false;
+  /** One snapshot at a time: they share the temporary file. */
+  private readonly snapshots = new Mutex();
+  /** Stops the snapshot being written (an outage began, or the store halted). */
+  private abort: AbortController | undefined;
+  private background: Promise<void> | undefined;
+  // What decides when the next snapshot is due.
+  private readonly snapshotEvery: number;
+  private hasSnapshot: boolean;
+  private lastSnapshotBytes: number;
+  private journaled = 0;
+  private journaledAtSnapshot: number;
+  private retryAt = 0;
+
+  constructor(
+    private readonly fs: FileSystem,
+    private readonly dir: string,
+    loaded: Loaded,
+    private readonly opts: PersistenceOptions,
+  ) {
+    this.store = loaded.store;
+    this.snapshotFile = join(dir, SNAPSHOT_FILE);
+    this.journalFile = join(dir, JOURNAL_FILE);
+    this.snapshotEvery = opts.snapshotEvery ?? 10_000;
+    this.hasSnapshot = loaded.snapshotSeq !== undefined;
+    this.lastSnapshotBytes = loaded.snapshotBytes;
+    this.journaledAtSnapshot = -loaded.replayed;
+    this.monitor = this.outageMonitor();
+  }
+
+  /** Rides out outages of the directory (outage.ts); started once the commit log is in place. */
+  private outageMonitor(): OutageMonitor {
+    const { fs, opts } = this;
+    return new OutageMonitor({
       fs,
-      file: journalFile,
-      failpoint: opts.failpoint,
-      onFatal: fatal,
-      onOutage: (info) => {
-        abort?.abort();
-        monitor.began(info);
+      dir: this.dir,
+      journal: () => this.journal,
+      filesIntact: async () => (await this.journal.intact()) && (!this.hasSnapshot || (await fs.stat(this.snapshotFile)) !== undefined),
+      rewrite: () => this.rewrite(),
+      onEvent: (e) => opts.onOutage?.(e),
+      probeMs: opts.probeMs ?? 500,
+      watchMs: opts.watchMs ?? 1_000,
+    });
+  }
+
+  /** Opens the journal after what was loaded; every entry made durable may make a snapshot due. */
+  async openJournal(loaded: Loaded): Promise<void> {
+    this.journal = await Journal.open(
+      {
+        fs: this.fs,
+        file: this.journalFile,
+        failpoint: this.opts.failpoint,
+        onFatal: (err) => this.fatal(err),
+        onOutage: (info) => {
+          this.abort?.abort();
+          this.monitor.began(info);
+        },
+        onDurable: (entries) => this.journaledDurably(entries),
       },
-      onDurable: (entries) => {
-        journaled += entries;
-        const due = journaled - journaledAtSnapshot >= snapshotEvery && journal.size >= lastSnapshotBytes / 2;
-        if (due && !background && !halted && Date.now() >= retryAt) startBackground();
-      },
-    },
-    loaded.validLength,
-    loaded.seq,
-  );
+      loaded.validLength,
+      loaded.seq,
+    );
+  }
+
+  /** Whether the data directory takes writes: the store's (its commit log) and readiness. */
+  get writable(): boolean {
+    return this.journal.writable && !this.halted;
+  }
+
+  /** As the store's commit log: each commit is journaled before it is applied (memory-store.ts). */
+  append(changes: ChangeSet): Promise<void> {
+    return this.journal.append(changes);
+  }
+
+  /** Writes a snapshot now (after the one in progress, if any). */
+  snapshot(): Promise<void> {
+    return this.snapshots.run(() => this.writeSnapshot());
+  }
+
+  /** Starts a background snapshot once enough has been journaled since the last one. */
+  private journaledDurably(entries: number): void {
+    this.journaled += entries;
+    const due = this.journaled - this.journaledAtSnapshot >= this.snapshotEvery && this.journal.size >= this.lastSnapshotBytes / 2;
+    if (due && !this.background && !this.halted && Date.now() >= this.retryAt) this.startBackground();
+  }
+
+  private startBackground(): void {
+    this.background = this.snapshot()
+      .catch((err) => {
+        this.retryAt = Date.now() + SNAPSHOT_RETRY_MS;
+        if (err instanceof FatalStorageError || this.halted) return;
+        if (errnoOf(err) !== undefined && !isOutage(err)) return this.fatal(new FatalStorageError('snapshot', err));
+        if ((err as Error)?.name !== 'AbortError') this.opts.onSnapshotError?.(err);
+      })
+      .finally(() => (this.background = undefined));
+  }
 
   /** One snapshot; run only through `snapshots`, one at a time (they share the temporary file). */
-  const snapshot = async () => {
+  private async writeSnapshot(): Promise<void> {
+    const { journal, opts } = this;
     const seq = await journal.beginSnapshot();
-    const at = journaled;
+    const at = this.journaled;
     // Every batch up to `seq` is applied to the tables once the microtasks that follow it have run.
     await yieldToLoop();
-    abort = new AbortController();
+    this.abort = new AbortController();
     try {
-      lastSnapshotBytes = await writeSnapshot(fs, snapshotFile, seq, sourceOfStore(store), { failpoint: opts.failpoint, sliceMs: opts.sliceMs, signal: abort.signal });
+      this.lastSnapshotBytes = await writeSnapshot(this.fs, this.snapshotFile, seq, sourceOfStore(this.store), { failpoint: opts.failpoint, sliceMs: opts.sliceMs, signal: this.abort.signal });
     } catch (err) {
       journal.abandonSnapshot();
       throw err;
     } finally {
-      abort = undefined;
+      this.abort = undefined;
     }
-    hasSnapshot = true;
-    journaledAtSnapshot = at;
+    this.hasSnapshot = true;
+    this.journaledAtSnapshot = at;
     await journal.empty();
-  };
-
-  const startBackground = () => {
-    background = snapshots
-      .run(snapshot)
-      .catch((err) => {
-        retryAt = Date.now() + SNAPSHOT_RETRY_MS;
-        if (err instanceof FatalStorageError || halted) return;
-        if (errnoOf(err) !== undefined && !isOutage(err)) return fatal(new FatalStorageError('snapshot', err));
-        if ((err as Error)?.name !== 'AbortError') opts.onSnapshotError?.(err);
-      })
-      .finally(() => (background = undefined));
-  };
-
-  const log: CommitLog = {
-    get writable() {
-      return journal.writable && !halted;
-    },
-    append: (changes) => journal.append(changes),
-  };
-  store.setCommitLog(log);
-  monitor.start();
-
-  function halt() {
-    halted = true;
-    monitor.stop();
-    abort?.abort();
   }
 
-  return {
-    store,
-    snapshot: () => snapshots.run(snapshot),
-    async ready() {
-      return !halted && journal.writable;
-    },
-    async close() {
-      monitor.stop();
-      await store.close();
-      await background;
-      if (!journal.writable && !journal.failed) await monitor.recover();
-      try {
-        if (!journal.writable) throw new Error(`the data directory ${dir} takes no writes: no final snapshot (the journal holds every acknowledged write)`);
-        await snapshots.run(snapshot);
-      } finally {
-        await journal.close().catch(() => undefined);
-      }
-    },
-    halt,
-  };
+  /**
+   * The directory lost our files: the durable state (all in memory, the journal refusing appends
+   * meanwhile) is written anew, as a snapshot and an empty journal after it.
+   */
+  private rewrite(): Promise<void> {
+    return this.snapshots.run(async () => {
+      const { journal } = this;
+      if (journal.writable || journal.failed) return;
+      await this.opts.relock?.();
+      const seq = journal.lastSeq;
+      this.lastSnapshotBytes = await writeSnapshot(this.fs, this.snapshotFile, seq, sourceOfStore(this.store), { sliceMs: this.opts.sliceMs });
+      this.hasSnapshot = true;
+      await journal.exclusive(() => journal.replace(seq));
+    });
+  }
+
+  private fatal(err: FatalStorageError): void {
+    this.halt();
+    this.opts.onFatal?.(err);
+  }
+
+  halt(): void {
+    this.halted = true;
+    this.monitor.stop();
+    this.abort?.abort();
+  }
+
+  /** Waits for pending writes, writes a final snapshot and closes the journal. */
+  async close(): Promise<void> {
+    const { journal } = this;
+    this.monitor.stop();
+    await this.store.close();
+    await this.background;
+    if (!journal.writable && !journal.failed) await this.monitor.recover();
+    try {
+      if (!journal.writable) throw new Error(`the data directory ${this.dir} takes no writes: no final snapshot (the journal holds every acknowledged write)`);
+      await this.snapshot();
+    } finally {
+      await journal.close().catch(() => undefined);
+    }
+  }
 }
 
 /**

@@ -154,6 +154,8 @@ export class MemoryStore implements Store {
     Object.assign(this.counters, emptyCounters());
     Object.assign(this.allocated, emptyCounters());
     this.load(structuredClone(data));
+    // The log may now end below what followers have seen: they hear the new latest and start over from it.
+    this.tellEventListeners();
   }
 
   /** Applies a durable change set to the tables (on commit, and on replay at start-up). */

@@ -10,6 +10,15 @@ const api = createClient({ baseUrl: 'http://127.0.0.1:3000', apiKey: mocks.keys.
 const page = await api.listPets({ limit: 2 });
 const pet = await api.createPet({ name: 'Rex', categoryId: 1 });
 
+// The live stream through the installed client (its SSE parser bundled in): a change made once it is open arrives.
+let stocked;
+let streamed;
+for await (const e of api.events({ types: ['inventory.changed'], onOpen: () => (stocked = api.setInventory(pet.id, { quantity: 4 })) })) {
+  streamed = { type: e.type, object: e.data.object };
+  break; // closes the stream
+}
+await stocked;
+
 const graphql = await fetch('http://127.0.0.1:3000/graphql', {
   method: 'POST',
   headers: { 'Content-Type': 'application/json', 'X-API-Key': mocks.keys.staff },
@@ -34,6 +43,7 @@ console.log(
     firstPage: page.items.map((p) => p.name),
     next: page.next,
     created: pet,
+    streamed,
     graphql: { status: graphql.status, body: await graphql.json() },
     limited,
     petsAfterReset: afterReset.items.length,
