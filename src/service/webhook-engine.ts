@@ -35,6 +35,10 @@ export const MAX_RETRY_WAIT_MS = 6 * HOUR_MS;
 const FAN_OUT_BATCH = 200;
 /** Attempts under way at once: a slow receiver holds one slot, never the others' deliveries. */
 const CONCURRENCY = 32;
+/** Deliveries one fan-out transaction makes at most (whole events: it stops after the event that reaches this). */
+const MAX_DELIVERIES_PER_FAN_OUT = 500;
+/** Attempts' work between two returns to the event loop. */
+const SLICE_MS = 2;
 /** Outcomes written per transaction at most. */
 const RECORD_BATCH = 200;
 /** Deliveries the retention drops per transaction. */
@@ -82,6 +86,9 @@ export class WebhookEngine {
   /** Attempts' outcomes waiting to be written, and the write under way. */
   private readonly outcomes: Outcome[] = [];
   private flushing: Promise<void> | undefined;
+  /** Attempts start in turn (see `turn`): the last one's turn, and when the event loop was last given back. */
+  private gate: Promise<void> = Promise.resolve();
+  private sliceStart = 0;
   /** The ids of the deliveries being attempted. */
   private readonly attempting = new Set<number>();
   /** performance.now() until which the store is not asked for endpoints again (none was enabled). */
@@ -220,15 +227,21 @@ export class WebhookEngine {
         if (!p) owners.set(keyId, (p = this.keys.principalOf(keyId)));
         return p;
       };
+      // Each event's deliveries together; a transaction holds a few hundred at most, so that none
+      // holds the store (and the event loop) long.
+      let last = from;
+      let made = 0;
       for (const e of batch) {
         for (const { ep, filter } of endpoints) {
           if (e.sequence <= ep.afterSequence || !matchesTypes(filter, e.type)) continue;
           const owner = await ownerOf(ep.ownerKeyId);
           if (!owner || !canSee(owner, e)) continue;
           await this.addDelivery(tx, ep.id, e, now);
+          made++;
         }
+        last = e.sequence;
+        if (made >= MAX_DELIVERIES_PER_FAN_OUT) break;
       }
-      const last = batch[batch.length - 1]!.sequence;
       await tx.setWebhookCursor(last);
       return last < latest;
     });
@@ -279,8 +292,25 @@ export class WebhookEngine {
     }
   }
 
+  /**
+   * Resolves when the next attempt may start. Attempts start one after another, and after every
+   * SLICE_MS of their work the event loop is given back once, so a burst of attempts (an event
+   * fanned out to many endpoints) never holds up the requests arriving meanwhile.
+   */
+  private turn(): Promise<void> {
+    const t = this.gate.then(async () => {
+      if (performance.now() - this.sliceStart >= SLICE_MS) {
+        await new Promise<void>((resolve) => setTimeout(resolve, 0));
+        this.sliceStart = performance.now();
+      }
+    });
+    this.gate = t;
+    return t;
+  }
+
   /** One attempt of a claimed delivery, and its outcome written. */
   async attempt(d: WebhookDeliveryRecord): Promise<void> {
+    await this.turn();
     const ep = await this.store.getWebhook(d.endpointId);
     const isPing = d.event.type === PING_TYPE;
     const owner = ep && (await this.keys.principalOf(ep.ownerKeyId));
