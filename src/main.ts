@@ -128,7 +128,11 @@ async function main(): Promise<void> {
   const sweep = setInterval(() => void services.idempotency.sweep().catch((err) => logger.error({ err }, 'idempotency sweep failed')), 60 * 60 * 1000);
   sweep.unref();
   // Events older than the retention's days go once a minute (the count is kept by every write).
-  const pruneEvents = () => void services.events.prune().catch((err) => logger.error({ err }, 'event retention failed'));
+  const pruneEvents = () => {
+    void services.events.prune().catch((err) => logger.error({ err }, 'event retention failed'));
+    // The webhook delivery log keeps as many deliveries as the event log keeps events.
+    void services.webhookEngine.prune(config.eventRetention.max).catch((err) => logger.error({ err }, 'webhook delivery log retention failed'));
+  };
   pruneEvents();
   const eventRetention = setInterval(pruneEvents, 60 * 1000);
   eventRetention.unref();

@@ -140,22 +140,6 @@ function eventMethods(r: Requester, t: Transport): EventMethods {
   };
 }
 
-type AdminMethods = Pick<PetStoreClient, 'createKey' | 'listKeys' | 'iterateKeys' | 'revokeKey' | 'liftBan'>;
-
-function adminMethods(r: Requester): AdminMethods {
-  return {
-    createKey: (body, opts) => r.call('post', '/admin/keys', { body }, opts),
-    listKeys: (query, opts) => r.list('/admin/keys', q(query), opts),
-    iterateKeys: (query, opts) => r.items(() => r.list('/admin/keys', q(query), opts), opts),
-    revokeKey: async (keyId, opts) => {
-      await r.call('delete', '/admin/keys/{keyId}', { path: { keyId } }, opts);
-    },
-    liftBan: async (keyId, opts) => {
-      await r.call('delete', '/admin/bans/{keyId}', { path: { keyId } }, opts);
-    },
-  };
-}
-
 type WebhookMethods = Pick<
   PetStoreClient,
   | 'createWebhook'
@@ -185,6 +169,22 @@ function webhookMethods(r: Requester): WebhookMethods {
     iterateWebhookDeliveries: (webhookId, query, opts) => r.items(() => r.list('/webhooks/{webhookId}/deliveries', q(query), opts, { webhookId }), opts),
     redeliverWebhookDelivery: (webhookId, deliveryId, opts) =>
       r.call('post', '/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver', { path: { webhookId, deliveryId } }, opts),
+  };
+}
+
+type AdminMethods = Pick<PetStoreClient, 'createKey' | 'listKeys' | 'iterateKeys' | 'revokeKey' | 'liftBan'>;
+
+function adminMethods(r: Requester): AdminMethods {
+  return {
+    createKey: (body, opts) => r.call('post', '/admin/keys', { body }, opts),
+    listKeys: (query, opts) => r.list('/admin/keys', q(query), opts),
+    iterateKeys: (query, opts) => r.items(() => r.list('/admin/keys', q(query), opts), opts),
+    revokeKey: async (keyId, opts) => {
+      await r.call('delete', '/admin/keys/{keyId}', { path: { keyId } }, opts);
+    },
+    liftBan: async (keyId, opts) => {
+      await r.call('delete', '/admin/bans/{keyId}', { path: { keyId } }, opts);
+    },
   };
 }
 

@@ -118,6 +118,8 @@ export interface StoreReader {
    * undefined when none is pending. Tells the delivery engine how long it may sleep.
    */
   nextDeliveryDue(): Promise<number | undefined>;
+  /** The highest delivery id handed out so far (0: none); the log's retention counts back from it. */
+  latestDeliveryId(): Promise<number>;
 }
 
 export interface StoreTx {
@@ -179,6 +181,8 @@ export interface StoreTx {
   lockWebhookCursor(): Promise<number>;
   /** Moves the fan-out cursor up (never down). */
   setWebhookCursor(sequence: number): Promise<void>;
+  /** Deletes up to `limit` finished (succeeded or failed) deliveries with an id below `id`, lowest first; returns how many. */
+  dropFinishedDeliveriesBefore(id: number, limit: number): Promise<number>;
 }
 
 /**

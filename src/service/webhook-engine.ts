@@ -35,6 +35,14 @@ export const MAX_RETRY_WAIT_MS = 6 * HOUR_MS;
 const FAN_OUT_BATCH = 200;
 /** Attempts under way at once: a slow receiver holds one slot, never the others' deliveries. */
 const CONCURRENCY = 32;
+/** Deliveries one fan-out transaction makes at most (whole events: it stops after the event that reaches this). */
+const MAX_DELIVERIES_PER_FAN_OUT = 500;
+/** Attempts' work between two returns to the event loop. */
+const SLICE_MS = 2;
+/** Outcomes written per transaction at most. */
+const RECORD_BATCH = 200;
+/** Deliveries the retention drops per transaction. */
+const PRUNE_BATCH = 2000;
 /** How long "no endpoint is enabled" is believed before the store is asked again. */
 const NO_ENDPOINTS_MS = 1000;
 /** A claimed attempt is another process's to retry if this one has not written it by then (10 s timeout and slack). */
@@ -54,6 +62,17 @@ export interface WebhookEngineOptions {
 
 type Timer = ReturnType<typeof setTimeout>;
 
+/** An attempt's outcome on its way to the store. */
+interface Outcome {
+  id: number;
+  attempt: DeliveryAttempt;
+  outcome: WebhookOutcome;
+  startedAt: number;
+  isPing: boolean;
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
 export class WebhookEngine {
   private readonly baseMs: number;
   private readonly pollMs: number;
@@ -64,6 +83,12 @@ export class WebhookEngine {
   private timer: Timer | undefined;
   private stopEvents: (() => void) | undefined;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Attempts' outcomes waiting to be written, and the write under way. */
+  private readonly outcomes: Outcome[] = [];
+  private flushing: Promise<void> | undefined;
+  /** Attempts start in turn (see `turn`): the last one's turn, and when the event loop was last given back. */
+  private gate: Promise<void> = Promise.resolve();
+  private sliceStart = 0;
   /** The ids of the deliveries being attempted. */
   private readonly attempting = new Set<number>();
   /** performance.now() until which the store is not asked for endpoints again (none was enabled). */
@@ -149,6 +174,19 @@ export class WebhookEngine {
       });
   }
 
+  /**
+   * The delivery log's retention: finished deliveries older than the newest `keep` (by id) are
+   * deleted, a few thousand per transaction; pending ones stay until they finish.
+   */
+  async prune(keep: number): Promise<void> {
+    const latest = await this.store.latestDeliveryId();
+    if (latest <= keep) return;
+    const before = latest - keep + 1;
+    while ((await this.store.transaction((tx) => tx.dropFinishedDeliveriesBefore(before, PRUNE_BATCH))) === PRUNE_BATCH) {
+      // more to drop
+    }
+  }
+
   /** Tells the engine that an endpoint was created or enabled in this process (others' are seen within NO_ENDPOINTS_MS). */
   endpointsChanged(): void {
     this.noEndpointsUntil = 0;
@@ -189,15 +227,21 @@ export class WebhookEngine {
         if (!p) owners.set(keyId, (p = this.keys.principalOf(keyId)));
         return p;
       };
+      // Each event's deliveries together; a transaction holds a few hundred at most, so that none
+      // holds the store (and the event loop) long.
+      let last = from;
+      let made = 0;
       for (const e of batch) {
         for (const { ep, filter } of endpoints) {
           if (e.sequence <= ep.afterSequence || !matchesTypes(filter, e.type)) continue;
           const owner = await ownerOf(ep.ownerKeyId);
           if (!owner || !canSee(owner, e)) continue;
           await this.addDelivery(tx, ep.id, e, now);
+          made++;
         }
+        last = e.sequence;
+        if (made >= MAX_DELIVERIES_PER_FAN_OUT) break;
       }
-      const last = batch[batch.length - 1]!.sequence;
       await tx.setWebhookCursor(last);
       return last < latest;
     });
@@ -248,8 +292,25 @@ export class WebhookEngine {
     }
   }
 
+  /**
+   * Resolves when the next attempt may start. Attempts start one after another, and after every
+   * SLICE_MS of their work the event loop is given back once, so a burst of attempts (an event
+   * fanned out to many endpoints) never holds up the requests arriving meanwhile.
+   */
+  private turn(): Promise<void> {
+    const t = this.gate.then(async () => {
+      if (performance.now() - this.sliceStart >= SLICE_MS) {
+        await new Promise<void>((resolve) => setTimeout(resolve, 0));
+        this.sliceStart = performance.now();
+      }
+    });
+    this.gate = t;
+    return t;
+  }
+
   /** One attempt of a claimed delivery, and its outcome written. */
   async attempt(d: WebhookDeliveryRecord): Promise<void> {
+    await this.turn();
     const ep = await this.store.getWebhook(d.endpointId);
     const isPing = d.event.type === PING_TYPE;
     const owner = ep && (await this.keys.principalOf(ep.ownerKeyId));
@@ -276,47 +337,80 @@ export class WebhookEngine {
     await this.record(d.id, attempt, outcome, startedAt, isPing);
   }
 
-  private async record(id: number, attempt: DeliveryAttempt, outcome: WebhookOutcome, startedAt: number, isPing: boolean): Promise<void> {
-    const now = this.clock.now();
-    await this.store.transaction(async (tx) => {
-      const cur = await tx.getWebhookDelivery(id);
-      const ep = cur && (await tx.getWebhook(cur.endpointId));
-      if (!cur || !ep) return;
-      const next: WebhookDeliveryRecord = { ...cur, attempts: [...cur.attempts, attempt] };
-      const status = 'status' in outcome ? outcome.status : undefined;
-      if (status !== undefined && status >= 200 && status < 300) {
-        await tx.putWebhookDelivery(finished(next, 'succeeded'));
-        if (ep.failingSince !== undefined && !isPing) {
-          const healthy = { ...ep };
-          delete healthy.failingSince;
-          await tx.putWebhook(healthy);
-        }
-        return;
-      }
-      if (isPing || ep.status !== 'enabled') {
-        // A ping tells its sender how the receiver answers: it is not retried and moves no endpoint
-        // state. An endpoint disabled meanwhile gets no further attempt.
-        await tx.putWebhookDelivery(finished(next, 'failed'));
-        return;
-      }
-      const failingSince = ep.failingSince ?? startedAt;
-      if (status === 410) {
-        await tx.putWebhookDelivery(finished(next, 'failed'));
-        await this.disable(tx, ep, 'gone');
-        return;
-      }
-      if (now - failingSince >= RETRY_WINDOW_MS) {
-        await tx.putWebhookDelivery(finished(next, 'failed'));
-        await this.disable(tx, ep, 'failing');
-        return;
-      }
-      if (ep.failingSince === undefined) await tx.putWebhook({ ...ep, failingSince });
-      const n = next.attempts.length + 1; // the attempt to come
-      const wait = Math.max(this.random() * Math.min(MAX_RETRY_WAIT_MS, this.baseMs * 2 ** (n - 2)), retryAfterMs(outcome, now));
-      const at = now + Math.ceil(wait);
-      if (n > MAX_ATTEMPTS || at > cur.firstDueAt + RETRY_WINDOW_MS) await tx.putWebhookDelivery(finished(next, 'failed'));
-      else await tx.putWebhookDelivery({ ...next, nextAttemptAt: at });
+  /**
+   * Writes an attempt's outcome. Outcomes that arrive while a write is under way wait and go
+   * together in the next transaction (one journal entry for many attempts); a batch that fails is
+   * written again one outcome at a time, so one bad outcome fails only its own delivery's write.
+   */
+  private record(id: number, attempt: DeliveryAttempt, outcome: WebhookOutcome, startedAt: number, isPing: boolean): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.outcomes.push({ id, attempt, outcome, startedAt, isPing, resolve, reject });
+      this.flushing ??= this.flush().finally(() => {
+        this.flushing = undefined;
+      });
     });
+  }
+
+  private async flush(): Promise<void> {
+    while (this.outcomes.length > 0) {
+      const batch = this.outcomes.splice(0, RECORD_BATCH);
+      try {
+        await this.store.transaction(async (tx) => {
+          for (const o of batch) await this.recordIn(tx, o);
+        });
+        for (const o of batch) o.resolve();
+      } catch (err) {
+        if (batch.length === 1) batch[0]!.reject(err);
+        else {
+          for (const o of batch) {
+            await this.store.transaction((tx) => this.recordIn(tx, o)).then(o.resolve, o.reject);
+          }
+        }
+      }
+    }
+  }
+
+  private async recordIn(tx: StoreTx, o: Outcome): Promise<void> {
+    const { id, attempt, outcome, startedAt, isPing } = o;
+    const now = this.clock.now();
+    const cur = await tx.getWebhookDelivery(id);
+    const ep = cur && (await tx.getWebhook(cur.endpointId));
+    if (!cur || !ep) return;
+    const next: WebhookDeliveryRecord = { ...cur, attempts: [...cur.attempts, attempt] };
+    const status = 'status' in outcome ? outcome.status : undefined;
+    if (status !== undefined && status >= 200 && status < 300) {
+      await tx.putWebhookDelivery(finished(next, 'succeeded'));
+      if (ep.failingSince !== undefined && !isPing) {
+        const healthy = { ...ep };
+        delete healthy.failingSince;
+        await tx.putWebhook(healthy);
+      }
+      return;
+    }
+    if (status === 410) {
+      // The receiver is gone (a ping may say so too): the endpoint is disabled at once.
+      await tx.putWebhookDelivery(finished(next, 'failed'));
+      if (ep.status === 'enabled') await this.disable(tx, ep, 'gone');
+      return;
+    }
+    if (isPing || ep.status !== 'enabled') {
+      // A ping tells its sender how the receiver answers: it is not retried and moves no other
+      // endpoint state. An endpoint disabled meanwhile gets no further attempt.
+      await tx.putWebhookDelivery(finished(next, 'failed'));
+      return;
+    }
+    const failingSince = ep.failingSince ?? startedAt;
+    if (now - failingSince >= RETRY_WINDOW_MS) {
+      await tx.putWebhookDelivery(finished(next, 'failed'));
+      await this.disable(tx, ep, 'failing');
+      return;
+    }
+    if (ep.failingSince === undefined) await tx.putWebhook({ ...ep, failingSince });
+    const n = next.attempts.length + 1; // the attempt to come
+    const wait = Math.max(this.random() * Math.min(MAX_RETRY_WAIT_MS, this.baseMs * 2 ** (n - 2)), retryAfterMs(outcome, now));
+    const at = now + Math.ceil(wait);
+    if (n > MAX_ATTEMPTS || at > cur.firstDueAt + RETRY_WINDOW_MS) await tx.putWebhookDelivery(finished(next, 'failed'));
+    else await tx.putWebhookDelivery({ ...next, nextAttemptAt: at });
   }
 
   /** Disables an endpoint and tells its owner, in the same transaction. */

@@ -86,6 +86,17 @@ describe('webhook delivery on three gateways', () => {
     await gateways[2]!.webhooks.delete(admin, hook.id);
   });
 
+  it('prunes the delivery log to the newest deliveries', async () => {
+    const hook = await gateways[0]!.webhooks.create(admin, { url: 'https://receiver.example/hook', types: ['category.created'] });
+    for (let n = 0; n < 8; n++) await gateways[n % 3]!.categories.create(admin, { name: `Pruned ${n}` });
+    await settled(hook.id, 8);
+    const latest = await db.store.latestDeliveryId();
+    await gateways[1]!.webhookEngine.prune(3);
+    const left = (await db.store.pool.query<{ id: string }>('SELECT id FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY id', [hook.id])).rows.map((r) => Number(r.id));
+    expect(left).toEqual([latest - 2, latest - 1, latest]);
+    await gateways[0]!.webhooks.delete(admin, hook.id);
+  });
+
   it('makes each retry on one gateway only', async () => {
     got.length = 0;
     failFirst = true;

@@ -98,6 +98,25 @@ describe('webhook sender: attempts', () => {
     expect(seen.headers).toMatchObject({ 'content-type': 'application/json', 'webhook-id': 'evt_1', 'content-length': String(Buffer.byteLength(seen.body!)) });
   });
 
+  it('keeps the connection for the next delivery to the same receiver, unless its body is too large', async () => {
+    let big = false;
+    const host = await receiver((_req, _body, res) => {
+      res.writeHead(200);
+      res.end(big ? Buffer.alloc(256 * 1024) : 'ok');
+    });
+    let connections = 0;
+    servers.at(-1)!.on('connection', () => connections++);
+    const sender = createWebhookSender({ allowHosts: ['127.0.0.1'] });
+    for (let i = 0; i < 3; i++) expect(await sender.send(request(`http://${host}/hook`))).toEqual({ status: 200 });
+    expect(connections).toBe(1);
+    big = true;
+    expect(await sender.send(request(`http://${host}/hook`))).toEqual({ status: 200 });
+    big = false;
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await sender.send(request(`http://${host}/hook`))).toEqual({ status: 200 });
+    expect(connections).toBe(2);
+  });
+
   it('never follows a redirect', async () => {
     let followed = false;
     const target = await receiver((_req, _body, res) => {

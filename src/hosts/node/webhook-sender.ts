@@ -1,8 +1,9 @@
 /**
  * The server's webhook network (CONTRACT section 14): node:http(s) requests, because Node's fetch
- * takes no agent and no lookup. Each delivery is one POST on a fresh connection (no agent, so no
- * socket is shared with another host), a 10 s deadline for the whole answer's head, no redirect
- * followed (a 3xx is the failure `redirect`), and the receiver's body never read.
+ * takes no agent and no lookup. Each delivery is one POST (on a kept-alive connection to the same
+ * host and port when one is free), a 10 s deadline for the answer's head, no redirect followed (a
+ * 3xx is the failure `redirect`), and the receiver's body drained unread (at most 64 kB, else the
+ * connection is closed).
  *
  * No SSRF: a host that is, or resolves to, an address outside public unicast (ipaddr.js's ranges:
  * loopback, private, link-local, unique-local, CGNAT, multicast, unspecified and the other
@@ -12,13 +13,18 @@
  * PETSTORE_WEBHOOK_ALLOW_HOSTS (test receivers) skip the address checks and may use http.
  */
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
-import { request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { forbiddenAddressRange } from '../../limits/client-address.js';
 import { isAllowedHost, isLocalhostName, type WebhookNetwork, type WebhookOutcome, type WebhookRequest } from '../../service/webhook-network.js';
 import type { DeliveryError } from '../../service/webhook-records.js';
 
 export const WEBHOOK_TIMEOUT_MS = 10_000;
+/** The most of a receiver's body drained to keep its connection; more closes it. */
+const MAX_DRAIN_BYTES = 64 * 1024;
+/** Connections per receiver host and port, and how long an idle one stays open. */
+const SOCKETS_PER_HOST = 8;
+const IDLE_SOCKET_MS = 15_000;
 /** How long a name may take to resolve at registration. */
 const RESOLVE_TIMEOUT_MS = 5_000;
 
@@ -41,6 +47,11 @@ export function createWebhookSender(opts: WebhookSenderOptions = {}): WebhookNet
   const allowHosts = opts.allowHosts ?? [];
   const timeoutMs = opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   const resolve = opts.lookup ?? dnsLookup;
+  // One pool per scheme. A connection is made with the lookup of its request, and a host is
+  // allowed or not for the sender's whole life, so a pooled connection is always one whose
+  // address was checked when it was made.
+  const agentOptions = { keepAlive: true, maxSockets: SOCKETS_PER_HOST, maxFreeSockets: SOCKETS_PER_HOST, timeout: IDLE_SOCKET_MS };
+  const agents = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
 
   /** A lookup for http(s).request that answers only public addresses, every one checked. */
   const guardedLookup = (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
@@ -91,21 +102,22 @@ export function createWebhookSender(opts: WebhookSenderOptions = {}): WebhookNet
           return Promise.resolve({ error: 'blocked' });
         }
       }
-      return post(url, req, allowed ? undefined : guardedLookup, timeoutMs);
+      return post(url, req, allowed ? undefined : guardedLookup, timeoutMs, url.protocol === 'https:' ? agents.https : agents.http);
     },
   };
 }
 
-function post(url: URL, req: WebhookRequest, lookup: RequestOptions['lookup'], timeoutMs: number): Promise<WebhookOutcome> {
+function post(url: URL, req: WebhookRequest, lookup: RequestOptions['lookup'], timeoutMs: number, agent: HttpAgent): Promise<WebhookOutcome> {
   return new Promise<WebhookOutcome>((settle) => {
     let done = false;
     let request: ClientRequest | undefined;
-    const finish = (o: WebhookOutcome) => {
+    /** Settles once; without an answer (`keep` false) the request and its connection go. */
+    const finish = (o: WebhookOutcome, keep = false) => {
       if (done) return;
       done = true;
       clearTimeout(deadline);
       settle(o);
-      request?.destroy();
+      if (!keep) request?.destroy();
     };
     const deadline = setTimeout(() => finish({ error: 'timeout' }), timeoutMs);
     const body = Buffer.from(req.body, 'utf8');
@@ -115,16 +127,16 @@ function post(url: URL, req: WebhookRequest, lookup: RequestOptions['lookup'], t
         url,
         {
           method: 'POST',
-          agent: false,
+          agent,
           lookup,
           headers: { ...req.headers, 'content-length': String(body.length), 'user-agent': 'petstore-webhooks/1' },
         },
         (res: IncomingMessage) => {
           const status = res.statusCode ?? 0;
           const retryAfter = res.headers['retry-after'];
-          res.resume(); // the receiver's body is never read or kept
-          if (status >= 300 && status < 400) finish({ error: 'redirect' });
-          else finish(retryAfter === undefined ? { status } : { status, retryAfter });
+          drain(res, timeoutMs);
+          if (status >= 300 && status < 400) finish({ error: 'redirect' }, true);
+          else finish(retryAfter === undefined ? { status } : { status, retryAfter }, true);
         },
       );
     } catch {
@@ -134,6 +146,19 @@ function post(url: URL, req: WebhookRequest, lookup: RequestOptions['lookup'], t
     request.on('error', (err) => finish({ error: classify(err as NodeJS.ErrnoException) }));
     request.end(body);
   });
+}
+
+/** Reads the receiver's body away unkept, so the connection can serve the next delivery; too much or too slow closes it. */
+function drain(res: IncomingMessage, timeoutMs: number): void {
+  let bytes = 0;
+  const slow = setTimeout(() => res.destroy(), timeoutMs);
+  slow.unref();
+  res.on('data', (chunk: Buffer) => {
+    bytes += chunk.length;
+    if (bytes > MAX_DRAIN_BYTES) res.destroy();
+  });
+  res.on('close', () => clearTimeout(slow));
+  res.on('error', () => undefined);
 }
 
 function classify(err: NodeJS.ErrnoException): DeliveryError {

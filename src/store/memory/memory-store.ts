@@ -337,6 +337,9 @@ export class MemoryStore implements Store {
   async webhookCursor() {
     return this.counters.webhookCursor ?? 0;
   }
+  async latestDeliveryId() {
+    return this.counters.deliveries ?? 0;
+  }
   async nextDeliveryDue() {
     let due: number | undefined;
     for (const id of this.deliveries.idsAfter(0, 'pending', [true])) {

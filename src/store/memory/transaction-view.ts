@@ -168,6 +168,18 @@ export class TransactionView implements StoreTx {
   async lockWebhookCursor() {
     return this.counters.webhookCursor ?? this.allocated.webhookCursor ?? 0;
   }
+  async dropFinishedDeliveriesBefore(id: number, limit: number) {
+    let n = 0;
+    for (const did of this.deliveries.base.idsAfter(0)) {
+      if (did >= id || n >= limit) break;
+      const d = this.deliveries.get(did);
+      if (d && d.status !== 'pending') {
+        this.deliveries.delete(did);
+        n++;
+      }
+    }
+    return n;
+  }
   async setWebhookCursor(sequence: number) {
     if (sequence > (await this.lockWebhookCursor())) this.counters.webhookCursor = sequence;
   }

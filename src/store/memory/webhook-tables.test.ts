@@ -55,6 +55,22 @@ describe('webhook tables', () => {
     expect((await store.claimDueDeliveries(1_000, 10, 3_000)).map((d) => d.id)).toEqual([2, 1, 3]);
   });
 
+  it('drops finished deliveries below an id, lowest first, and keeps pending ones', async () => {
+    const store = await filled();
+    expect(await store.latestDeliveryId()).toBe(4);
+    await store.transaction(async (tx) => {
+      for (const id of [1, 2, 4]) await tx.putWebhookDelivery({ ...(await tx.getWebhookDelivery(id))!, status: id === 2 ? 'failed' : 'succeeded' });
+    });
+    expect(await store.transaction((tx) => tx.dropFinishedDeliveriesBefore(4, 1))).toBe(1);
+    expect(await store.getWebhookDelivery(1)).toBeUndefined();
+    expect(await store.transaction((tx) => tx.dropFinishedDeliveriesBefore(4, 10))).toBe(1);
+    expect((await store.listWebhookDeliveries({ endpointId: 1, after: 0, limit: 10 })).map((d) => d.id)).toEqual([]);
+    // 3 is pending and 4 is not below the bound: both stay.
+    expect(await store.getWebhookDelivery(3)).toBeDefined();
+    expect(await store.getWebhookDelivery(4)).toBeDefined();
+    expect(await store.latestDeliveryId()).toBe(4);
+  });
+
   it('deletes an endpoint with its deliveries, and a dump loads back whole', async () => {
     const store = await filled();
     await store.transaction((tx) => tx.deleteWebhook(1));

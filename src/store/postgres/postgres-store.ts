@@ -309,6 +309,10 @@ export class PostgresStore implements Store {
     const [r] = await this.rows('SELECT sequence FROM webhook_cursor WHERE id = 1');
     return Number(r!.sequence);
   }
+  async latestDeliveryId(): Promise<number> {
+    const [r] = await this.rows('SELECT last_value, is_called FROM webhook_deliveries_id_seq');
+    return r!.is_called ? Number(r!.last_value) : 0;
+  }
   async nextDeliveryDue(): Promise<number | undefined> {
     const [r] = await this.rows("SELECT min(GREATEST(next_attempt_at, lease_until)) AS due FROM webhook_deliveries WHERE status = 'pending'");
     return r!.due === null ? undefined : Number(r!.due);

@@ -409,6 +409,15 @@ export class PostgresTx implements StoreTx {
     const [r] = await this.rows('SELECT sequence FROM webhook_cursor WHERE id = 1 FOR UPDATE', []);
     return Number(r!.sequence);
   }
+  async dropFinishedDeliveriesBefore(id: number, limit: number): Promise<number> {
+    const rows = await this.rows(
+      `DELETE FROM webhook_deliveries WHERE id IN (
+         SELECT id FROM webhook_deliveries WHERE id < $1 AND status <> 'pending' ORDER BY id LIMIT $2
+       ) RETURNING id`,
+      [row.afterArg(id), limit],
+    );
+    return rows.length;
+  }
   setWebhookCursor(sequence: number): Promise<void> {
     return this.run('UPDATE webhook_cursor SET sequence = GREATEST(sequence, $1) WHERE id = 1', [row.afterArg(sequence)]);
   }
