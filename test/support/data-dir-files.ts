@@ -25,7 +25,7 @@ export function readSnapshot(file: string): Snapshot | undefined {
   return buf && parseSnapshot(file, buf);
 }
 
-/** A store's records in a canonical order (by id, scope, key id), for equality checks. */
+/** A store's records in a canonical order (by id, scope, key id), and its event log, for equality checks. */
 export function canonicalData(d: StoreData): StoreData {
   const byId = <T extends { id: number }>(a: T[]) => [...a].sort((x, y) => x.id - y.id);
   return {
@@ -35,6 +35,9 @@ export function canonicalData(d: StoreData): StoreData {
     keys: byId(d.keys),
     idempotency: [...d.idempotency].sort((x, y) => x.scope.localeCompare(y.scope)),
     bans: [...d.bans].sort((x, y) => x.keyId - y.keyId),
+    // The event log is kept in ascending sequence already; absent (data from before events) is empty.
+    events: d.events ?? [],
+    eventsOldest: d.eventsOldest ?? 1,
     counters: d.counters,
   };
 }
