@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { parseJournal, type ReadResult } from '../../src/store/data-dir/journal-format.js';
 import { parseSnapshot, type Snapshot } from '../../src/store/data-dir/snapshot.js';
 import type { StoreData } from '../../src/store/memory/change-set.js';
+import { rawEventRecords } from '../../src/store/memory/event-log.js';
 
 function bytesOf(file: string): Buffer | undefined {
   try {
@@ -19,10 +20,18 @@ export function readJournal(file: string): ReadResult {
   return buf ? parseJournal(file, buf) : { entries: [], validLength: 0, torn: false };
 }
 
-/** Reads a snapshot file (undefined when there is none); damage throws CorruptFileError. */
+/**
+ * Reads a snapshot file (undefined when there is none); damage throws CorruptFileError. Its event
+ * lines, which a store keeps as bytes, come back as `data.events` (after any the JSON held).
+ */
 export function readSnapshot(file: string): Snapshot | undefined {
   const buf = bytesOf(file);
-  return buf && parseSnapshot(file, buf);
+  const snap = buf && parseSnapshot(file, buf);
+  if (snap?.data.rawEvents) {
+    const { rawEvents, ...data } = snap.data;
+    return { seq: snap.seq, data: { ...data, events: [...(data.events ?? []), ...rawEventRecords(rawEvents)] } };
+  }
+  return snap;
 }
 
 /** A store's records in a canonical order (by id, scope, key id), and its event log, for equality checks. */

@@ -220,7 +220,7 @@ function sourceOfStore(store: MemoryStore): SnapshotSource {
     keys: { [Symbol.iterator]: () => store.keys.values() },
     idempotency: { [Symbol.iterator]: () => store.idempotency.values() },
     bans: { [Symbol.iterator]: () => store.bans.values() },
-    events: { [Symbol.iterator]: () => store.events.values()[Symbol.iterator]() },
+    events: () => store.events.snapshotItems(),
     eventsOldest: () => store.events.window().oldest,
     counters: () => ({ ...store.counters }),
   };

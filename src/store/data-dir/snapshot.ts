@@ -2,7 +2,9 @@
  * Snapshots: the whole store as one file, written atomically (temporary file, fsync, rename,
  * fsync of the directory) so a crash leaves either the old snapshot or the new one. A header line
  * carries the journal seq it holds, the body's length and its SHA-256; the body is the JSON of
- * StoreData.
+ * StoreData without its events, then (from issue 20) a newline and the event log's events, one
+ * line each (src/store/memory/event-log.ts, `rawEventLine`): a start-up keeps those lines as they
+ * are, bytes rather than objects, and reads an event only when it is asked for.
  *
  * The writer never holds the event loop for long: it serialises records in slices of a few
  * milliseconds, writing and yielding between them, while transactions go on. So the body is a
@@ -14,6 +16,8 @@ import { createHash } from 'node:crypto';
 import { dirname } from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Counters, StoreData } from '../memory/change-set.js';
+import { rawEventLine, splitRawEvents } from '../memory/event-log.js';
+import type { EventRecord } from '../../service/events.js';
 import type { Failpoint } from './failpoints.js';
 import { syncDir, type FileSystem } from './fs.js';
 import { CorruptFileError } from './journal-format.js';
@@ -28,9 +32,9 @@ const HEADER_BYTES = 256;
 const SYNC_EVERY = 4 * 1024 * 1024;
 /** Serialised records are gathered in buffers of this size (or one record's, if larger). */
 const CHUNK_BYTES = 256 * 1024;
-const SECTIONS = ['pets', 'categories', 'orders', 'keys', 'idempotency', 'bans', 'events'] as const;
-/** Sections a snapshot written before events existed lacks. */
-const OPTIONAL_SECTIONS: ReadonlySet<string> = new Set(['events']);
+/** The sections of the JSON part; the events follow it as lines. */
+const SECTIONS = ['pets', 'categories', 'orders', 'keys', 'idempotency', 'bans'] as const;
+const NEWLINE = 0x0a;
 
 interface Header {
   format: string;
@@ -47,14 +51,17 @@ export interface Snapshot {
 
 /** What a snapshot is written from: the records of each section (read lazily) and the counters. */
 export type SnapshotSource = { [S in (typeof SECTIONS)[number]]: Iterable<unknown> } & {
-  /** Read after every section, so counters (ids, the latest event) are at least what the sections hold. */
+  /** The kept events, ascending: records, or whole event lines' bytes (a loaded snapshot's). Taken before the counters. */
+  events(): Iterable<EventRecord | Uint8Array>;
+  /** Read after every section and the events, so counters (ids, the latest event) are at least what they hold. */
   counters(): Counters;
   eventsOldest(): number;
 };
 
 /** A snapshot source over records already in memory (an import, a test). */
 export function sourceOfData(data: StoreData): SnapshotSource {
-  return { ...data, events: data.events ?? [], counters: () => data.counters, eventsOldest: () => data.eventsOldest ?? 1 };
+  const raw = data.rawEvents;
+  return { ...data, events: () => [...(raw ? [raw.bytes.subarray(raw.starts[0]!)] : []), ...(data.events ?? [])], counters: () => data.counters, eventsOldest: () => data.eventsOldest ?? 1 };
 }
 
 export interface WriteOptions {
@@ -109,11 +116,12 @@ export async function writeSnapshot(fs: FileSystem, file: string, seq: number, s
 }
 
 /**
- * The body, `{"pets":[...],...,"counters":{...}}`, in slices of about `sliceMs` of work each.
+ * The body, `{"pets":[...],...,"counters":{...}}` and a newline, then one line per event, in
+ * slices of about `sliceMs` of work each.
  * Each record's JSON goes straight into a buffer outside the JS heap and dies young, so a large
  * snapshot leaves little for the old generation (whose collections pause the event loop).
  */
-async function* bodyChunks(source: SnapshotSource, sliceMs: number): AsyncGenerator<Buffer> {
+async function* bodyChunks(source: SnapshotSource, sliceMs: number): AsyncGenerator<Uint8Array> {
   let buf = Buffer.allocUnsafe(CHUNK_BYTES);
   let off = 0;
   let started = performance.now();
@@ -147,7 +155,24 @@ async function* bodyChunks(source: SnapshotSource, sliceMs: number): AsyncGenera
     }
     yield* add(']');
   }
-  yield* add(`,"eventsOldest":${source.eventsOldest()},"counters":${JSON.stringify(source.counters())}}`);
+  const events = [...source.events()];
+  yield* add(`,"eventsOldest":${source.eventsOldest()},"counters":${JSON.stringify(source.counters())}}\n`);
+  let n = 0;
+  for (const e of events) {
+    if (e instanceof Uint8Array) {
+      // A loaded snapshot's event lines, as they are, in slices.
+      yield* cut();
+      for (let at = 0; at < e.length; at += CHUNK_BYTES) {
+        yield e.subarray(at, at + CHUNK_BYTES);
+        await yieldToLoop();
+      }
+      started = performance.now();
+      continue;
+    }
+    const line = rawEventLine(e);
+    if (!put(line)) yield* add(line);
+    if (++n % 32 === 0 && performance.now() - started >= sliceMs) yield* cut();
+  }
   if (off) yield buf.subarray(0, off);
 }
 
@@ -167,17 +192,28 @@ export function parseSnapshot(file: string, buf: Buffer): Snapshot {
   const body = buf.subarray(nl + 1);
   if (body.length !== header.length) throw new CorruptFileError(file, `length ${body.length}, header says ${header.length}`);
   if (createHash('sha256').update(body).digest('hex') !== header.sha256) throw new CorruptFileError(file, 'checksum mismatch');
+  // The JSON part ends at the first newline (JSON.stringify writes none); event lines follow it.
+  const split = body.indexOf(NEWLINE);
   let data: StoreData;
   try {
-    data = JSON.parse(body.toString('utf8')) as StoreData;
+    data = JSON.parse(body.toString('utf8', 0, split < 0 ? body.length : split)) as StoreData;
   } catch {
     throw new CorruptFileError(file, 'unreadable body');
   }
   if (!isStoreData(data)) throw new CorruptFileError(file, 'the body is not a store');
+  if (split >= 0) {
+    if (data.events !== undefined) throw new CorruptFileError(file, 'events both in the JSON and as lines');
+    try {
+      data.rawEvents = splitRawEvents(body.subarray(split + 1));
+    } catch (err) {
+      throw new CorruptFileError(file, `bad event lines: ${(err as Error).message}`);
+    }
+  }
   return { seq: header.seq, data };
 }
 
+/** The JSON part's sections; `events` as an array is an earlier snapshot's (before the event lines), absent in others. */
 function isStoreData(d: unknown): d is StoreData {
   const x = d as Record<string, unknown> | null;
-  return typeof x === 'object' && x !== null && SECTIONS.every((s) => Array.isArray(x[s]) || (OPTIONAL_SECTIONS.has(s) && x[s] === undefined)) && typeof x.counters === 'object' && x.counters !== null;
+  return typeof x === 'object' && x !== null && SECTIONS.every((s) => Array.isArray(x[s])) && (x.events === undefined || Array.isArray(x.events)) && typeof x.counters === 'object' && x.counters !== null;
 }

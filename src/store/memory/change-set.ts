@@ -6,6 +6,7 @@
  */
 import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../../service/records.js';
 import type { EventRecord } from '../../service/events.js';
+import type { RawEvents } from './event-log.js';
 import type { CounterName } from '../../service/store-port.js';
 
 export interface StoreData {
@@ -17,6 +18,8 @@ export interface StoreData {
   bans: BanRecord[];
   /** The event log's kept events, ascending (absent in data written before events existed). */
   events?: EventRecord[];
+  /** Events before `events`, as a snapshot's lines (src/store/memory/event-log.ts), read from a snapshot. */
+  rawEvents?: RawEvents;
   /** Every event below this sequence was dropped (absent: 1, none was). */
   eventsOldest?: number;
   counters: Counters;

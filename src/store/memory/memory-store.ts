@@ -111,6 +111,7 @@ export class MemoryStore implements Store {
     this.keys.load(data.keys);
     for (const r of data.idempotency) this.idempotency.set(r.scope, r);
     for (const b of data.bans) this.bans.set(b.keyId, b);
+    this.events.loadRaw(data.rawEvents);
     if (data.eventsOldest !== undefined) this.events.dropBefore(data.eventsOldest);
     this.events.append(data.events ?? []);
     Object.assign(this.counters, data.counters);

@@ -1,0 +1,101 @@
+/**
+ * The event log with a snapshot's events kept as lines (RawEvents) before the records appended
+ * since: every read (list with type and owner filters, get, firstSince, values, size, window)
+ * answers as a plain array of the same events does, before and after retention drops part or all
+ * of the lines; events already held are not appended again; a snapshot gets the lines back as
+ * they were. Names that look like the lines' leading fields, newlines and non-ASCII text in the
+ * data do not confuse the reading of a line's type and owner.
+ */
+import { describe, expect, it } from 'vitest';
+import { EVENT_TYPES, type EventRecord, type EventType } from '../../service/events.js';
+import { EventLog, rawEventLine, rawEventRecords, splitRawEvents } from './event-log.js';
+
+const NAMES = ['Rex', 'Tom 🐈‍⬛', 'x","type":"order.placed","ownerKeyId":7,"data":{', 'line\nbreak \u2028 "quoted" \\', 'עברית'];
+
+function events(n: number): EventRecord[] {
+  let seed = 7;
+  const rnd = (k: number) => ((seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0) >>> 8) % k;
+  return Array.from({ length: n }, (_, i) => {
+    const type = EVENT_TYPES[rnd(EVENT_TYPES.length)]!;
+    const e: EventRecord = {
+      sequence: i + 1,
+      type,
+      createdAt: new Date(Date.UTC(2026, 10, 26, 12, 0, Math.floor(i / 3))).toISOString(),
+      data: { object: { id: i + 1, name: NAMES[i % NAMES.length]! }, ...(i % 4 ? { previous: { name: 'old' } } : {}) },
+    };
+    if (type.startsWith('order.') || i % 7 === 0) e.ownerKeyId = rnd(4);
+    return e;
+  });
+}
+
+const encode = (es: EventRecord[]) => new TextEncoder().encode(es.map(rawEventLine).join(''));
+
+/** A log of `all`: the first `rawCount` as a snapshot's lines, the rest appended. */
+function logOf(all: EventRecord[], rawCount: number): EventLog {
+  const log = new EventLog();
+  log.loadRaw(splitRawEvents(encode(all.slice(0, rawCount))));
+  log.append(all.slice(rawCount));
+  return log;
+}
+
+function expectSameAs(log: EventLog, kept: EventRecord[], latest: number): void {
+  const ctx = `oldest ${kept[0]?.sequence}`;
+  expect(log.values(), ctx).toEqual(kept);
+  expect(log.size).toBe(kept.length);
+  expect(log.window()).toEqual({ oldest: kept[0]?.sequence ?? latest + 1, latest });
+  for (const s of [0, 1, 40, 119, 120, 121, 200, 250, 251]) expect(log.get(s), `get ${s}, ${ctx}`).toEqual(kept.find((e) => e.sequence === s));
+  const filters: [ReadonlySet<EventType> | undefined, number | undefined][] = [
+    [undefined, undefined],
+    [new Set(['order.placed', 'pet.created']), undefined],
+    [undefined, 2],
+    [new Set(['order.placed', 'order.completed', 'inventory.changed']), 1],
+  ];
+  for (const [types, ownerKeyId] of filters) {
+    for (const after of [0, 30, 119, 120, 180]) {
+      for (const limit of [1, 7, 500]) {
+        const want = kept.filter((e) => e.sequence > after && (!types || types.has(e.type)) && (ownerKeyId === undefined || e.ownerKeyId === undefined || e.ownerKeyId === ownerKeyId)).slice(0, limit);
+        expect(log.list({ after, limit, types, ownerKeyId }), `list after ${after}, limit ${limit}, ${ctx}`).toEqual(want);
+      }
+    }
+  }
+  for (const t of ['2026-11-26T11:00:00.000Z', '2026-11-26T12:00:13.000Z', '2026-11-26T12:00:40.000Z', '2026-11-26T12:00:59.500Z', '2026-11-26T13:00:00.000Z']) {
+    expect(log.firstSince(t), `firstSince ${t}, ${ctx}`).toBe(kept.find((e) => e.createdAt >= t)?.sequence);
+  }
+  const snapshot = log.snapshotItems();
+  const fromSnapshot = snapshot.flatMap((x) => (x instanceof Uint8Array ? rawEventRecords(splitRawEvents(x)) : [x]));
+  expect(fromSnapshot).toEqual(kept);
+}
+
+describe('the event log with a snapshot\'s events as lines', () => {
+  const all = events(250);
+
+  it('reads the lines back as the events they were, and refuses lines that are not consecutive events', () => {
+    expect(rawEventRecords(splitRawEvents(encode(all)))).toEqual(all);
+    expect(splitRawEvents(new Uint8Array(0))).toBeUndefined();
+    expect(() => splitRawEvents(encode([all[0]!, all[2]!]))).toThrow(/consecutive/);
+    expect(() => splitRawEvents(new TextEncoder().encode(rawEventLine(all[0]!).trimEnd()))).toThrow(/without its end/);
+  });
+
+  it.each([0, 1, 120, 250])('answers every read as the plain list does, with %i of 250 as lines, as retention drops more and more', (rawCount) => {
+    const log = logOf(all, rawCount);
+    // A replayed journal entry whose events the snapshot already held: not appended twice.
+    log.append(all.slice(Math.max(0, rawCount - 5), rawCount + 3));
+    expectSameAs(log, all, 250);
+    for (const oldest of [2, 60, 120, 121, 200, 251]) {
+      log.dropBefore(oldest);
+      expectSameAs(log, all.slice(oldest - 1), 250);
+    }
+    log.append(events(260).slice(250));
+    expect(log.values().map((e) => e.sequence)).toEqual(Array.from({ length: 10 }, (_, i) => 251 + i));
+  });
+
+  it('keeps a snapshot\'s window: dropped events below it stay dropped, and the latest counter may be above the lines', () => {
+    const log = new EventLog();
+    log.loadRaw(splitRawEvents(encode(all.slice(99, 150))));
+    log.dropBefore(110);
+    log.raiseLatest(160);
+    log.append(all.slice(100, 170));
+    expect(log.window()).toEqual({ oldest: 110, latest: 170 });
+    expect(log.values()).toEqual(all.slice(109, 170));
+  });
+});
