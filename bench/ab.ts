@@ -10,12 +10,12 @@
  * nothing. Env: BENCH_DURATION, BENCH_WARMUP, BENCH_CONNECTIONS as bench/run.ts, AB_TURNS (1-10,
  * default 4).
  */
+import { alternate, median } from './alternate.js';
 import { intEnv } from './env.js';
-import { measure, type LoadOptions, type Measured } from './measure.js';
-import { killAllNow, pinning, pinSelf, stopAll, stopChild } from './processes.js';
+import { type LoadOptions } from './measure.js';
+import { killAllNow, pinning, pinSelf, stopAll } from './processes.js';
 import { createPetScenario, orderScenario, readScenarios } from './scenarios.js';
-import { LOADGEN_CPU, newAdminKey, removeTempDirs, startServer, tempDir } from './servers.js';
-import { createFixture } from './setup.js';
+import { LOADGEN_CPU, removeTempDirs } from './servers.js';
 
 const other = process.argv.slice(2).find((a) => !a.startsWith('--'));
 if (!other) throw new Error('usage: tsx bench/ab.ts <other checkout> [--durable]');
@@ -23,31 +23,13 @@ const LOAD: LoadOptions = { connections: intEnv('BENCH_CONNECTIONS', 10, 1, 100)
 const TURNS = intEnv('AB_TURNS', 4, 1, 10);
 const DURABLE = process.argv.includes('--durable');
 const rows = DURABLE ? [createPetScenario, orderScenario] : readScenarios.filter((s) => s.name.startsWith('REST'));
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main(): Promise<void> {
   const pin = pinning().ok && pinSelf(LOADGEN_CPU);
-  const cpu: Record<'A' | 'B', Record<string, number[]>> = { A: {}, B: {} };
-  const rps: Record<'A' | 'B', Record<string, number[]>> = { A: {}, B: {} };
-  for (let turn = 1; turn <= TURNS; turn++) {
-    for (const side of turn % 2 ? (['A', 'B'] as const) : (['B', 'A'] as const)) {
-      const adminKey = newAdminKey();
-      const server = await startServer({ name: `server ${side}`, dataDir: tempDir('petstore-ab-'), adminKey, pin, root: side === 'A' ? other : undefined });
-      const fx = await createFixture(server.url, adminKey);
-      for (const s of rows) {
-        await s.preflight?.(server.url, fx);
-        const m: Measured = await measure(server, { request: s.request(fx), verifyBody: s.verifyBody }, LOAD);
-        if (m.unexpected) throw new Error(`${side} ${s.name}: ${m.unexpected} unexpected responses [${m.statusCodes}]`);
-        (cpu[side][s.name] ??= []).push(m.cpuUsPerReq ?? NaN);
-        (rps[side][s.name] ??= []).push(m.reqPerSec);
-        console.log(`turn ${turn} ${side} ${s.name}: ${Math.round(m.reqPerSec)} req/s, ${m.cpuUsPerReq?.toFixed(1)} µs CPU/req`);
-      }
-      await stopChild(server);
-    }
-  }
+  const { cpu, rps, unexpected } = await alternate({ other: other!, rows, turns: TURNS, load: LOAD, pin });
+  if (unexpected) throw new Error(`${unexpected} unexpected responses`);
   for (const s of rows) {
-    const a = median(cpu.A[s.name]!);
-    const b = median(cpu.B[s.name]!);
+    const [a, b] = [median(cpu.A[s.name]!), median(cpu.B[s.name]!)];
     const [ra, rb] = [median(rps.A[s.name]!), median(rps.B[s.name]!)];
     console.log(`${s.name}: A ${a.toFixed(1)} µs CPU/req, B ${b.toFixed(1)} µs CPU/req (medians of ${TURNS}), B/A ${((b / a - 1) * 100).toFixed(1)}%; req/s A ${Math.round(ra)}, B ${Math.round(rb)}, B/A ${((rb / ra - 1) * 100).toFixed(1)}%`);
   }

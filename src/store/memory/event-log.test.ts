@@ -1,6 +1,6 @@
 /**
- * The event log with a snapshot's events kept as lines (RawEvents) before the records appended
- * since: every read (list with type and owner filters, get, firstSince, values, size, window)
+ * The event log, every event kept as a line of text in byte chunks, a snapshot's lines (RawEvents)
+ * taken as they are before the events appended since: every read (list with type and owner filters, get, firstSince, values, size, window)
  * answers as a plain array of the same events does, before and after retention drops part or all
  * of the lines; events already held are not appended again; a snapshot gets the lines back as
  * they were. Names that look like the lines' leading fields, newlines and non-ASCII text in the
@@ -62,7 +62,7 @@ function expectSameAs(log: EventLog, kept: EventRecord[], latest: number): void 
     expect(log.firstSince(t), `firstSince ${t}, ${ctx}`).toBe(kept.find((e) => e.createdAt >= t)?.sequence);
   }
   const snapshot = log.snapshotItems();
-  const fromSnapshot = snapshot.flatMap((x) => (x instanceof Uint8Array ? rawEventRecords(splitRawEvents(x)) : [x]));
+  const fromSnapshot = snapshot.flatMap((x) => rawEventRecords(splitRawEvents(x)));
   expect(fromSnapshot).toEqual(kept);
 }
 
@@ -87,6 +87,29 @@ describe('the event log with a snapshot\'s events as lines', () => {
     }
     log.append(events(260).slice(250));
     expect(log.values().map((e) => e.sequence)).toEqual(Array.from({ length: 10 }, (_, i) => 251 + i));
+  });
+
+  it('spans many chunks (and a line longer than one), releases them as retention drops, and keeps a steady window', () => {
+    const big = events(3_000).map((e, i) => (i === 1_500 ? { ...e, data: { object: { id: i + 1, name: 'long '.repeat(70_000) } } } : { ...e, data: { object: { id: i + 1, name: `${'n'.repeat(200)} ${i}` } } }));
+    const log = logOf(big, 700);
+    expect(log.values()).toEqual(big);
+    expect(log.get(1_501)).toEqual(big[1_500]);
+    const chunks = log.snapshotItems();
+    expect(chunks.length).toBeGreaterThan(3);
+    expect(chunks.flatMap((c) => rawEventRecords(splitRawEvents(c)))).toEqual(big);
+    log.dropBefore(2_000);
+    expect(log.snapshotItems().length).toBeLessThan(chunks.length);
+    expect(log.values()).toEqual(big.slice(1_999));
+    // Steady retention: one in, one out, 5,000 times, the arrays compacted as they fill.
+    const more = events(8_000).slice(3_000);
+    for (const e of more) {
+      log.append([e]);
+      log.dropBefore(e.sequence - 999);
+    }
+    expect(log.size).toBe(1_000);
+    expect(log.values()).toEqual(more.slice(-1_000));
+    expect(log.list({ after: 7_500, limit: 3 }).map((e) => e.sequence)).toEqual([7_501, 7_502, 7_503]);
+    expect(() => log.append([{ ...more[0]!, sequence: 8_002 }])).toThrow(/does not follow/);
   });
 
   it('keeps a snapshot\'s window: dropped events below it stay dropped, and the latest counter may be above the lines', () => {

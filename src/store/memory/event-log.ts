@@ -1,18 +1,18 @@
 /**
- * The in-memory event log: events in ascending sequence (appends at the end, retention drops from
- * the front), so a read after a sequence is a binary search and a scan.
- *
- * Events come in two forms. Those a snapshot held stay as its bytes, one event per line
- * (`RawEvents`, see src/store/data-dir/snapshot.ts), read into an EventRecord only when asked
- * for: parsing and keeping 100,000 of them as objects took most of a start-up and some 50 MB, the
- * bytes cost their size. Those written since (and replayed from the journal) are EventRecords.
- * The raw ones are the older, so they come first; the log is the raw ones, then the records.
+ * The in-memory event log: events with consecutive sequences, appended at the end and dropped by
+ * retention from the front, each kept as one line of JSON text in byte chunks (`rawEventLine`),
+ * and read into an EventRecord only when asked for. Kept as objects, 100,000 events took some 25
+ * MB of heap that every full garbage collection walked, were serialised again by every snapshot,
+ * and a start-up parsed them all (most of its time); as lines they cost their bytes, a snapshot
+ * writes them as they are, and a start-up keeps the snapshot's lines (`RawEvents`, see
+ * src/store/data-dir/snapshot.ts). Each event's type and owner (the list filters) are kept beside
+ * its line: known for an appended event, read once from the line's leading fields for a loaded one.
  */
 import { EVENT_TYPES, type EventRecord, type EventType } from '../../service/events.js';
 import type { EventQuery, EventWindow } from '../../service/store-port.js';
 
-/** Dropped slots are cut off the array once they are this many and at least half of it. */
-const COMPACT_AT = 4096;
+/** Lines are written into chunks of this size (a longer line gets a chunk of its own). */
+const CHUNK_BYTES = 256 * 1024;
 
 /**
  * Events as lines of JSON text, each an EventRecord in the key order `rawEventLine` writes, with
@@ -72,87 +72,62 @@ const META = /^\{"sequence":\d+,"type":"([a-z_.]+)","createdAt":"[^"\\]*"(?:,"ow
 const META_BYTES = 160;
 const TYPE_CODES = new Map<string, number>(EVENT_TYPES.map((t, i) => [t, i + 1]));
 const NO_OWNER = -1;
+const encoder = new TextEncoder();
 
-/** The raw events a snapshot held, with the type and owner of each read once when first needed. */
-class RawSegment {
-  /** EVENT_TYPES index + 1 of each event; 0 while not read yet. */
-  private readonly types: Uint8Array;
-  /** ownerKeyId of each event, NO_OWNER when it has none (valid where `types` is set). */
-  private readonly owners: Float64Array;
-
-  constructor(private readonly raw: RawEvents) {
-    const n = raw.starts.length - 1;
-    this.types = new Uint8Array(n);
-    this.owners = new Float64Array(n);
-  }
-
-  get first(): number {
-    return this.raw.first;
-  }
-  /** Sequences first..last are here. */
-  get last(): number {
-    return this.raw.first + this.raw.starts.length - 2;
-  }
-
-  record(sequence: number): EventRecord {
-    return parseLine(this.raw, sequence - this.raw.first);
-  }
-
-  /** Whether the event passes a list's filters (its type and owner read once, cheaply). */
-  passes(sequence: number, types: ReadonlySet<EventType> | undefined, ownerKeyId: number | undefined): boolean {
-    const i = sequence - this.raw.first;
-    if (this.types[i] === 0) this.readMeta(i);
-    if (types !== undefined && !types.has(EVENT_TYPES[this.types[i]! - 1]!)) return false;
-    const owner = this.owners[i]!;
-    return ownerKeyId === undefined || owner === NO_OWNER || owner === ownerKeyId;
-  }
-
-  private readMeta(i: number): void {
-    const { bytes, starts } = this.raw;
-    const m = META.exec(decoder.decode(bytes.subarray(starts[i]!, Math.min(starts[i + 1]!, starts[i]! + META_BYTES))));
-    const type = m && TYPE_CODES.get(m[1]!);
-    if (type) {
-      this.types[i] = type;
-      this.owners[i] = m![2] === undefined ? NO_OWNER : Number(m![2]);
-    } else {
-      // Not in the leading-fields form: read the whole event.
-      const e = parseLine(this.raw, i);
-      this.types[i] = TYPE_CODES.get(e.type)!;
-      this.owners[i] = e.ownerKeyId ?? NO_OWNER;
-    }
-  }
-
-  /** The bytes of events from..last, whole lines, for a snapshot. */
-  linesFrom(sequence: number): Uint8Array {
-    return this.raw.bytes.subarray(this.raw.starts[sequence - this.raw.first]!);
-  }
+interface Chunk {
+  bytes: Uint8Array;
+  used: number;
 }
 
 export class EventLog {
-  /** The events a snapshot held, sequences raw.first.. (those below `oldestKept` are dropped). */
-  private raw: RawSegment | undefined;
-  private items: EventRecord[] = [];
-  /** items[start..] are kept; the ones before are dropped and await compaction. */
-  private start = 0;
+  // Event i (head <= i < count) has sequence seq0 + i; its line is chunks[chunkOf[i] - chunk0]
+  // bytes startOf[i]..endOf[i] (without the newline).
+  private seq0 = 1;
+  private head = 0;
+  private count = 0;
+  private chunkOf = new Uint32Array(0);
+  private startOf = new Uint32Array(0);
+  private endOf = new Uint32Array(0);
+  /** EVENT_TYPES index + 1 of each event; 0 while not read yet (a loaded line). */
+  private typeOf = new Uint8Array(0);
+  /** ownerKeyId of each event, NO_OWNER when it has none (valid where typeOf is set). */
+  private ownerOf = new Float64Array(0);
+  private chunks: Chunk[] = [];
+  /** The number of chunks[0] (chunks before it were released). */
+  private chunk0 = 0;
   /** Every sequence below this was dropped (1: none ever was). */
   private oldestKept = 1;
   private latestSeen = 0;
 
   get size(): number {
-    return this.rawKept() + this.items.length - this.start;
+    return this.count - this.head;
   }
 
   window(): EventWindow {
     return { oldest: this.oldestKept, latest: this.latestSeen };
   }
 
-  /** Takes a snapshot's raw events; only into an empty log (a store being loaded). */
+  /** Takes a snapshot's lines (copied out of the snapshot's bytes); only into an empty log (a store being loaded). */
   loadRaw(raw: RawEvents | undefined): void {
     if (!raw) return;
-    if (this.raw || this.items.length) throw new Error('raw events go into an empty event log only');
-    this.raw = new RawSegment(raw);
-    if (this.raw.first > this.oldestKept) this.oldestKept = this.raw.first;
-    if (this.raw.last > this.latestSeen) this.latestSeen = this.raw.last;
+    if (this.count > 0 || this.chunks.length > 0) throw new Error('raw events go into an empty event log only');
+    const n = raw.starts.length - 1;
+    const base = raw.starts[0]!;
+    const bytes = raw.bytes.slice(base, raw.starts[n]);
+    this.chunks.push({ bytes, used: bytes.length });
+    this.seq0 = raw.first;
+    this.count = n;
+    this.chunkOf = new Uint32Array(n).fill(this.chunk0);
+    this.startOf = new Uint32Array(n);
+    this.endOf = new Uint32Array(n);
+    for (let i = 0; i < n; i++) {
+      this.startOf[i] = raw.starts[i]! - base;
+      this.endOf[i] = raw.starts[i + 1]! - base - 1;
+    }
+    this.typeOf = new Uint8Array(n);
+    this.ownerOf = new Float64Array(n);
+    if (raw.first > this.oldestKept) this.oldestKept = raw.first;
+    this.raiseLatest(raw.first + n - 1);
   }
 
   /**
@@ -161,25 +136,75 @@ export class EventLog {
    * read after its events, and the journal's replay brings the ones between.
    */
   append(events: readonly EventRecord[]): void {
-    let last = this.items.at(-1)?.sequence ?? this.raw?.last ?? 0;
     for (const e of events) {
-      if (e.sequence < this.oldestKept || e.sequence <= last) continue;
-      this.items.push(e);
-      last = e.sequence;
+      const next = this.seq0 + this.count;
+      if (e.sequence < this.oldestKept || (this.count > this.head && e.sequence < next)) continue;
+      if (this.count === this.head) {
+        // Empty: the log starts again at this event.
+        this.seq0 = e.sequence;
+        this.head = this.count = 0;
+      } else if (e.sequence !== next) {
+        throw new Error(`event ${e.sequence} does not follow event ${next - 1}`);
+      }
+      this.push(rawEventLine(e), TYPE_CODES.get(e.type)!, e.ownerKeyId ?? NO_OWNER);
       if (e.sequence > this.latestSeen) this.latestSeen = e.sequence;
     }
+  }
+
+  private push(line: string, type: number, owner: number): void {
+    let chunk = this.chunks.at(-1);
+    let start = chunk?.used ?? 0;
+    let written = 0;
+    if (chunk) {
+      const r = encoder.encodeInto(line, chunk.bytes.subarray(start));
+      if (r.read === line.length) written = r.written;
+      else chunk = undefined;
+    }
+    if (!chunk) {
+      chunk = { bytes: new Uint8Array(Math.max(CHUNK_BYTES, line.length * 3)), used: 0 };
+      this.chunks.push(chunk);
+      start = 0;
+      written = encoder.encodeInto(line, chunk.bytes).written;
+    }
+    chunk.used = start + written;
+    if (this.count >= this.chunkOf.length) this.grow();
+    const i = this.count++;
+    this.chunkOf[i] = this.chunk0 + this.chunks.length - 1;
+    this.startOf[i] = start;
+    this.endOf[i] = start + written - 1;
+    this.typeOf[i] = type;
+    this.ownerOf[i] = owner;
+  }
+
+  /** Room for more events: the kept ones moved to the front of arrays twice their number. */
+  private grow(): void {
+    const [from, to] = [this.head, this.count];
+    const size = Math.max(16, (to - from) * 2);
+    const moved = <T extends Uint32Array | Uint8Array | Float64Array>(a: T, make: (n: number) => T): T => {
+      const b = make(size);
+      b.set(a.subarray(from, to) as never);
+      return b;
+    };
+    this.chunkOf = moved(this.chunkOf, (n) => new Uint32Array(n));
+    this.startOf = moved(this.startOf, (n) => new Uint32Array(n));
+    this.endOf = moved(this.endOf, (n) => new Uint32Array(n));
+    this.typeOf = moved(this.typeOf, (n) => new Uint8Array(n));
+    this.ownerOf = moved(this.ownerOf, (n) => new Float64Array(n));
+    this.seq0 += from;
+    this.count = to - from;
+    this.head = 0;
   }
 
   /** Drops every event below `sequence`; the window's oldest only ever moves up. */
   dropBefore(sequence: number): void {
     if (sequence <= this.oldestKept) return;
     this.oldestKept = sequence;
-    // The raw events go whole once none of them is kept, and their bytes with them.
-    if (this.raw && this.raw.last < sequence) this.raw = undefined;
-    while (this.start < this.items.length && this.items[this.start]!.sequence < sequence) this.start++;
-    if (this.start >= COMPACT_AT && this.start * 2 >= this.items.length) {
-      this.items = this.items.slice(this.start);
-      this.start = 0;
+    this.head = Math.min(this.count, Math.max(this.head, sequence - this.seq0));
+    // Chunks before the first kept event's are released.
+    const firstChunk = this.head < this.count ? this.chunkOf[this.head]! : this.chunk0 + this.chunks.length;
+    if (firstChunk > this.chunk0) {
+      this.chunks.splice(0, firstChunk - this.chunk0);
+      this.chunk0 = firstChunk;
     }
   }
 
@@ -189,30 +214,20 @@ export class EventLog {
   }
 
   get(sequence: number): EventRecord | undefined {
-    if (sequence < this.oldestKept) return undefined;
-    if (this.raw && sequence <= this.raw.last) return sequence >= this.raw.first ? this.raw.record(sequence) : undefined;
-    const i = this.indexAfter(sequence - 1);
-    const e = this.items[i];
-    return e?.sequence === sequence ? e : undefined;
+    const i = sequence - this.seq0;
+    return i >= this.head && i < this.count && Number.isInteger(i) ? this.record(i) : undefined;
   }
 
   list(q: EventQuery): EventRecord[] {
     const out: EventRecord[] = [];
     if (q.limit <= 0) return out;
     const { types, ownerKeyId } = q;
-    const raw = this.raw;
-    if (raw) {
-      for (let s = Math.max(q.after + 1, this.oldestKept, raw.first); s <= raw.last; s++) {
-        if (!raw.passes(s, types, ownerKeyId)) continue;
-        out.push(raw.record(s));
-        if (out.length >= q.limit) return out;
-      }
-    }
-    for (let i = this.indexAfter(q.after); i < this.items.length; i++) {
-      const e = this.items[i]!;
-      if (types !== undefined && !types.has(e.type)) continue;
-      if (ownerKeyId !== undefined && e.ownerKeyId !== undefined && e.ownerKeyId !== ownerKeyId) continue;
-      out.push(e);
+    for (let i = Math.max(this.head, q.after + 1 - this.seq0); i < this.count; i++) {
+      if (this.typeOf[i] === 0) this.readMeta(i);
+      if (types !== undefined && !types.has(EVENT_TYPES[this.typeOf[i]! - 1]!)) continue;
+      const owner = this.ownerOf[i]!;
+      if (ownerKeyId !== undefined && owner !== NO_OWNER && owner !== ownerKeyId) continue;
+      out.push(this.record(i));
       if (out.length >= q.limit) break;
     }
     return out;
@@ -220,69 +235,67 @@ export class EventLog {
 
   /** The first kept event created at or after `time` (ISO 8601 strings of one clock compare as times). */
   firstSince(time: string): number | undefined {
-    const raw = this.raw;
-    if (raw && raw.record(raw.last).createdAt >= time) {
-      let lo = Math.max(this.oldestKept, raw.first);
-      let hi = raw.last;
-      while (lo < hi) {
-        const mid = lo + Math.floor((hi - lo) / 2);
-        if (raw.record(mid).createdAt < time) lo = mid + 1;
-        else hi = mid;
-      }
-      return lo;
-    }
-    let lo = this.start;
-    let hi = this.items.length;
+    let lo = this.head;
+    let hi = this.count;
     while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.items[mid]!.createdAt < time) lo = mid + 1;
+      const mid = lo + Math.floor((hi - lo) / 2);
+      if (this.record(mid).createdAt < time) lo = mid + 1;
       else hi = mid;
     }
-    return this.items[lo]?.sequence;
+    return lo < this.count ? this.seq0 + lo : undefined;
   }
 
-  /** Every kept event as an EventRecord, ascending (the raw ones read now). */
+  /** Every kept event as an EventRecord, ascending. */
   values(): EventRecord[] {
     const out: EventRecord[] = [];
-    const raw = this.raw;
-    if (raw) for (let s = Math.max(this.oldestKept, raw.first); s <= raw.last; s++) out.push(raw.record(s));
-    for (let i = this.start; i < this.items.length; i++) out.push(this.items[i]!);
+    for (let i = this.head; i < this.count; i++) out.push(this.record(i));
     return out;
   }
 
   /**
-   * Every kept event for a snapshot, ascending: the raw ones as their lines' bytes (one chunk),
-   * the others as EventRecords. Taken now; later appends are not in it.
+   * Every kept event's line (with its newline), ascending, as byte ranges of the chunks, for a
+   * snapshot. Taken now: later appends write after these ranges, and nothing is ever rewritten.
    */
-  snapshotItems(): (EventRecord | Uint8Array)[] {
-    const out: (EventRecord | Uint8Array)[] = [];
-    const raw = this.raw;
-    if (raw) out.push(raw.linesFrom(Math.max(this.oldestKept, raw.first)));
-    for (let i = this.start; i < this.items.length; i++) out.push(this.items[i]!);
+  snapshotItems(): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    if (this.head >= this.count) return out;
+    const first = this.chunkOf[this.head]! - this.chunk0;
+    for (let c = first; c < this.chunks.length; c++) {
+      const chunk = this.chunks[c]!;
+      out.push(chunk.bytes.subarray(c === first ? this.startOf[this.head]! : 0, chunk.used));
+    }
     return out;
   }
 
   clear(): void {
-    this.raw = undefined;
-    this.items = [];
-    this.start = 0;
+    this.seq0 = 1;
+    this.head = this.count = 0;
+    this.chunks = [];
+    this.chunk0 = 0;
     this.oldestKept = 1;
     this.latestSeen = 0;
   }
 
-  private rawKept(): number {
-    return this.raw ? this.raw.last - Math.max(this.oldestKept, this.raw.first) + 1 : 0;
+  private line(i: number): Uint8Array {
+    return this.chunks[this.chunkOf[i]! - this.chunk0]!.bytes.subarray(this.startOf[i]!, this.endOf[i]!);
   }
 
-  /** The index of the first kept event with a sequence above `after`. */
-  private indexAfter(after: number): number {
-    let lo = this.start;
-    let hi = this.items.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.items[mid]!.sequence <= after) lo = mid + 1;
-      else hi = mid;
+  private record(i: number): EventRecord {
+    return JSON.parse(decoder.decode(this.line(i))) as EventRecord;
+  }
+
+  private readMeta(i: number): void {
+    const line = this.line(i);
+    const m = META.exec(decoder.decode(line.subarray(0, META_BYTES)));
+    const type = m && TYPE_CODES.get(m[1]!);
+    if (type) {
+      this.typeOf[i] = type;
+      this.ownerOf[i] = m![2] === undefined ? NO_OWNER : Number(m![2]);
+    } else {
+      // Not in the leading-fields form: read the whole event.
+      const e = this.record(i);
+      this.typeOf[i] = TYPE_CODES.get(e.type)!;
+      this.ownerOf[i] = e.ownerKeyId ?? NO_OWNER;
     }
-    return lo;
   }
 }
