@@ -160,8 +160,8 @@ async function* bodyChunks(source: SnapshotSource, sliceMs: number): AsyncGenera
   let n = 0;
   for (const e of events) {
     if (e instanceof Uint8Array) {
-      // A loaded snapshot's event lines, as they are, in slices.
-      yield* cut();
+      // The event log's lines, as they are, in slices.
+      if (off) yield* cut();
       for (let at = 0; at < e.length; at += CHUNK_BYTES) {
         yield e.subarray(at, at + CHUNK_BYTES);
         await yieldToLoop();
