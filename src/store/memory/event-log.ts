@@ -38,19 +38,26 @@ const NEWLINE = 0x0a;
  * line is not an event or the sequences are not consecutive (the caller names the file).
  */
 export function splitRawEvents(bytes: Uint8Array): RawEvents | undefined {
-  const starts: number[] = [];
+  // Lines are some 200 bytes: start with room for that many, double when short.
+  let starts = new Uint32Array(Math.ceil(bytes.length / 128) + 2);
+  let n = 0;
   for (let at = 0; at < bytes.length; ) {
     const nl = bytes.indexOf(NEWLINE, at);
     if (nl < 0) throw new Error(`an event line without its end at byte ${at}`);
-    starts.push(at);
+    if (n + 1 >= starts.length) {
+      const more = new Uint32Array(starts.length * 2);
+      more.set(starts);
+      starts = more;
+    }
+    starts[n++] = at;
     at = nl + 1;
   }
-  if (starts.length === 0) return undefined;
-  starts.push(bytes.length);
-  const raw: RawEvents = { bytes, starts: Uint32Array.from(starts), first: 0 };
+  if (n === 0) return undefined;
+  starts[n] = bytes.length;
+  const raw: RawEvents = { bytes, starts: starts.subarray(0, n + 1), first: 0 };
   const first = parseLine(raw, 0).sequence;
-  const last = parseLine(raw, starts.length - 2).sequence;
-  if (!Number.isSafeInteger(first) || first < 1 || last !== first + starts.length - 2) throw new Error(`event lines from ${first} to ${last} are not ${starts.length - 1} consecutive sequences`);
+  const last = parseLine(raw, n - 1).sequence;
+  if (!Number.isSafeInteger(first) || first < 1 || last !== first + n - 1) throw new Error(`event lines from ${first} to ${last} are not ${n} consecutive sequences`);
   raw.first = first;
   return raw;
 }
@@ -80,14 +87,13 @@ interface Chunk {
 }
 
 export class EventLog {
-  // Event i (head <= i < count) has sequence seq0 + i; its line is chunks[chunkOf[i] - chunk0]
-  // bytes startOf[i]..endOf[i] (without the newline).
+  // Event i (head <= i < count) has sequence seq0 + i; its line starts at byte startOf[i] of
+  // chunks[chunkOf[i] - chunk0] and ends before the next event's in that chunk, or the chunk's end.
   private seq0 = 1;
   private head = 0;
   private count = 0;
   private chunkOf = new Uint32Array(0);
-  private startOf = new Uint32Array(0);
-  private endOf = new Uint32Array(0);
+  private startOf: Uint32Array = new Uint32Array(0);
   /** EVENT_TYPES index + 1 of each event; 0 while not read yet (a loaded line). */
   private typeOf = new Uint8Array(0);
   /** ownerKeyId of each event, NO_OWNER when it has none (valid where typeOf is set). */
@@ -107,25 +113,23 @@ export class EventLog {
     return { oldest: this.oldestKept, latest: this.latestSeen };
   }
 
-  /** Takes a snapshot's lines (copied out of the snapshot's bytes); only into an empty log (a store being loaded). */
+  /**
+   * Takes a snapshot's lines as they are (no copy, unless they are a small part of a larger buffer
+   * that they would keep alive); only into an empty log (a store being loaded).
+   */
   loadRaw(raw: RawEvents | undefined): void {
     if (!raw) return;
     if (this.count > 0 || this.chunks.length > 0) throw new Error('raw events go into an empty event log only');
     const n = raw.starts.length - 1;
-    const base = raw.starts[0]!;
-    const bytes = raw.bytes.slice(base, raw.starts[n]);
-    this.chunks.push({ bytes, used: bytes.length });
+    const [from, to] = [raw.starts[0]!, raw.starts[n]!];
+    const keep = from === 0 && (to - from) * 4 >= raw.bytes.buffer.byteLength * 3;
+    this.chunks.push({ bytes: keep ? raw.bytes : raw.bytes.slice(from, to), used: to - from });
+    this.startOf = keep ? raw.starts : raw.starts.map((x) => x - from);
     this.seq0 = raw.first;
     this.count = n;
-    this.chunkOf = new Uint32Array(n).fill(this.chunk0);
-    this.startOf = new Uint32Array(n);
-    this.endOf = new Uint32Array(n);
-    for (let i = 0; i < n; i++) {
-      this.startOf[i] = raw.starts[i]! - base;
-      this.endOf[i] = raw.starts[i + 1]! - base - 1;
-    }
-    this.typeOf = new Uint8Array(n);
-    this.ownerOf = new Float64Array(n);
+    this.chunkOf = new Uint32Array(n + 1);
+    this.typeOf = new Uint8Array(n + 1);
+    this.ownerOf = new Float64Array(n + 1);
     if (raw.first > this.oldestKept) this.oldestKept = raw.first;
     this.raiseLatest(raw.first + n - 1);
   }
@@ -171,7 +175,6 @@ export class EventLog {
     const i = this.count++;
     this.chunkOf[i] = this.chunk0 + this.chunks.length - 1;
     this.startOf[i] = start;
-    this.endOf[i] = start + written - 1;
     this.typeOf[i] = type;
     this.ownerOf[i] = owner;
   }
@@ -187,7 +190,6 @@ export class EventLog {
     };
     this.chunkOf = moved(this.chunkOf, (n) => new Uint32Array(n));
     this.startOf = moved(this.startOf, (n) => new Uint32Array(n));
-    this.endOf = moved(this.endOf, (n) => new Uint32Array(n));
     this.typeOf = moved(this.typeOf, (n) => new Uint8Array(n));
     this.ownerOf = moved(this.ownerOf, (n) => new Float64Array(n));
     this.seq0 += from;
@@ -277,7 +279,9 @@ export class EventLog {
   }
 
   private line(i: number): Uint8Array {
-    return this.chunks[this.chunkOf[i]! - this.chunk0]!.bytes.subarray(this.startOf[i]!, this.endOf[i]!);
+    const chunk = this.chunks[this.chunkOf[i]! - this.chunk0]!;
+    const end = i + 1 < this.count && this.chunkOf[i + 1] === this.chunkOf[i] ? this.startOf[i + 1]! : chunk.used;
+    return chunk.bytes.subarray(this.startOf[i]!, end - 1);
   }
 
   private record(i: number): EventRecord {
