@@ -16,6 +16,7 @@ import { readJournal, readSnapshot } from '../../../test/support/data-dir-files.
 import type { EventRecord } from '../../service/events.js';
 import type { Principal } from '../../service/records.js';
 import { createServices, type Services } from '../../service/services.js';
+import { FaultyFs } from '../../../test/durability/faulty-fs.js';
 import { nodeFs, type FileSystem } from './fs.js';
 import { JOURNAL_FILE, SNAPSHOT_FILE, openPersistentStore, type PersistentStore } from './persistent-store.js';
 
@@ -44,7 +45,7 @@ function crashImage(dir: string): string {
 }
 
 async function open(dir: string, max = 100_000, fs?: FileSystem): Promise<{ p: PersistentStore; s: Services }> {
-  const p = await openPersistentStore(dir, { fs, sliceMs: 0.05 });
+  const p = await openPersistentStore(dir, { fs, sliceMs: 0.05, probeMs: 10 });
   stores.push(p);
   return { p, s: createServices({ store: p.store, clock, bans: { banSeconds: 900 }, eventRetention: { days: 7, max } }) };
 }
@@ -174,6 +175,34 @@ describe('events in a data directory', () => {
     const b = await open(image);
     expect(eventLog(b.p)).toEqual(before);
     expect(b.p.store.events.size).toBe(b.p.store.dump().events!.length);
+  });
+
+  it('a journal batch that failed leaves its sequences unused: the gap survives a snapshot, a crash and a restart', async () => {
+    const dir = tempDir();
+    const ffs = new FaultyFs();
+    const a = await open(dir, 100_000, ffs);
+    const dogs = await a.s.categories.create(admin, { name: 'Dogs' });
+    await writes(a.s, dogs.id, 3, 'Before');
+    ffs.fail({ op: 'write', path: /journal\.log$/, code: 'ENOSPC', times: 1 });
+    await expect(a.s.categories.create(admin, { name: 'Lost' })).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    for (let i = 0; i < 600 && !(await a.p.ready()); i++) await new Promise((r) => setTimeout(r, 5));
+    expect(await a.p.ready()).toBe(true);
+    await writes(a.s, dogs.id, 3, 'After');
+    const before = eventLog(a.p);
+    const sequences = before.events!.map((e) => e.sequence);
+    const gap = 1 + 3 * EVENTS_PER_ITEM;
+    expect(sequences.slice(gap - 1, gap + 1)).toEqual([gap, gap + 2]);
+    expect(before.events!.some((e) => (e.data.object as { name?: string }).name === 'Lost')).toBe(false);
+
+    const journalOnly = await open(crashImage(dir));
+    expect(eventLog(journalOnly.p)).toEqual(before);
+    await a.p.snapshot();
+    await a.s.categories.create(admin, { name: 'Cats' });
+    const b = await open(crashImage(dir));
+    expect(eventLog(b.p).events).toEqual(eventLog(a.p).events);
+    expect(b.p.store.events.window()).toEqual(a.p.store.events.window());
+    expect((await b.s.events.get(admin, `evt_${gap + 1}`).catch((e: { code: string }) => e.code))).toBe('NOT_FOUND');
+    expect((await b.s.events.get(admin, `evt_${gap + 2}`)).sequence).toBe(gap + 2);
   });
 
   it('retention: what was dropped stays dropped after a snapshot while writes go on and replay, and counters.events is the latest sequence', async () => {

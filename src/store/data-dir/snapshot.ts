@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import { dirname } from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Counters, StoreData } from '../memory/change-set.js';
-import { rawEventLine, splitRawEvents } from '../memory/event-log.js';
+import { rawEventLine, rawEventRecords, runsOf, splitRawEvents, type Runs } from '../memory/event-log.js';
 import type { EventRecord } from '../../service/events.js';
 import type { Failpoint } from './failpoints.js';
 import { syncDir, type FileSystem } from './fs.js';
@@ -51,8 +51,11 @@ export interface Snapshot {
 
 /** What a snapshot is written from: the records of each section (read lazily) and the counters. */
 export type SnapshotSource = { [S in (typeof SECTIONS)[number]]: Iterable<unknown> } & {
-  /** The kept events, ascending: records, or whole event lines' bytes (a loaded snapshot's). Taken before the counters. */
-  events(): Iterable<EventRecord | Uint8Array>;
+  /**
+   * The kept events, ascending: records, or whole event lines' bytes, and the runs of their
+   * sequences (event-log.ts). Taken before the counters.
+   */
+  events(): { lines: Iterable<EventRecord | Uint8Array>; runs: Runs };
   /** Read after every section and the events, so counters (ids, the latest event) are at least what they hold. */
   counters(): Counters;
   eventsOldest(): number;
@@ -60,8 +63,11 @@ export type SnapshotSource = { [S in (typeof SECTIONS)[number]]: Iterable<unknow
 
 /** A snapshot source over records already in memory (an import, a test). */
 export function sourceOfData(data: StoreData): SnapshotSource {
-  const raw = data.rawEvents;
-  return { ...data, events: () => [...(raw ? [raw.bytes.subarray(raw.starts[0]!)] : []), ...(data.events ?? [])], counters: () => data.counters, eventsOldest: () => data.eventsOldest ?? 1 };
+  const events = () => {
+    const all = [...rawEventRecords(data.rawEvents), ...(data.events ?? [])];
+    return { lines: all, runs: runsOf(all.map((e) => e.sequence)) };
+  };
+  return { ...data, events, counters: () => data.counters, eventsOldest: () => data.eventsOldest ?? 1 };
 }
 
 export interface WriteOptions {
@@ -155,8 +161,9 @@ async function* bodyChunks(source: SnapshotSource, sliceMs: number): AsyncGenera
     }
     yield* add(']');
   }
-  const events = [...source.events()];
-  yield* add(`,"eventsOldest":${source.eventsOldest()},"counters":${JSON.stringify(source.counters())}}\n`);
+  const { lines, runs } = source.events();
+  const events = [...lines];
+  yield* add(`${events.length ? `,"eventRuns":${JSON.stringify(runs)}` : ''},"eventsOldest":${source.eventsOldest()},"counters":${JSON.stringify(source.counters())}}\n`);
   let n = 0;
   for (const e of events) {
     if (e instanceof Uint8Array) {
@@ -201,10 +208,12 @@ export function parseSnapshot(file: string, buf: Buffer): Snapshot {
     throw new CorruptFileError(file, 'unreadable body');
   }
   if (!isStoreData(data)) throw new CorruptFileError(file, 'the body is not a store');
+  const { eventRuns } = data as { eventRuns?: Runs };
+  delete (data as { eventRuns?: Runs }).eventRuns;
   if (split >= 0) {
     if (data.events !== undefined) throw new CorruptFileError(file, 'events both in the JSON and as lines');
     try {
-      data.rawEvents = splitRawEvents(body.subarray(split + 1));
+      data.rawEvents = splitRawEvents(body.subarray(split + 1), eventRuns);
     } catch (err) {
       throw new CorruptFileError(file, `bad event lines: ${(err as Error).message}`);
     }

@@ -35,6 +35,11 @@ export interface ChangeSet {
   bans?: [number, BanRecord | null][];
   /** Events appended, ascending (their sequences are above every earlier change set's). */
   events?: EventRecord[];
+  /**
+   * Each of `events` as its JSON text (event-log.ts `eventJson`), made once by the transaction for
+   * the journal and the event log; absent in a change set read back from the journal.
+   */
+  eventTexts?: string[];
   /** Every event below this sequence is dropped. */
   eventsDroppedBefore?: number;
   counters?: Partial<Counters>;

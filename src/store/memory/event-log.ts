@@ -1,5 +1,5 @@
 /**
- * The in-memory event log: events with consecutive sequences, appended at the end and dropped by
+ * The in-memory event log: events in ascending sequence, appended at the end and dropped by
  * retention from the front, each kept as one line of JSON text in byte chunks (`rawEventLine`),
  * and read into an EventRecord only when asked for. Kept as objects, 100,000 events took some 25
  * MB of heap that every full garbage collection walked, were serialised again by every snapshot,
@@ -15,20 +15,62 @@ import type { EventQuery, EventWindow } from '../../service/store-port.js';
 const CHUNK_BYTES = 256 * 1024;
 
 /**
- * Events as lines of JSON text, each an EventRecord in the key order `rawEventLine` writes, with
- * consecutive sequences from `first`: `bytes.subarray(starts[i], starts[i + 1] - 1)` is the event
- * with sequence `first + i` (each line ends in "\n").
+ * Where sequences skip: each `[index, sequence]` says event `index` has `sequence`, and the ones
+ * after it count up by one until the next run. Sequences skip after a journal batch that failed
+ * (its sequences are never handed out again), so there are few runs, and usually one.
+ */
+export type Runs = [index: number, sequence: number][];
+
+/**
+ * Events as lines of JSON text, each an EventRecord in the key order `rawEventLine` writes:
+ * `bytes.subarray(starts[i], starts[i + 1] - 1)` is event i (each line ends in "\n"), whose
+ * sequence `runs` says.
  */
 export interface RawEvents {
   bytes: Uint8Array;
   starts: Uint32Array;
-  first: number;
+  runs: Runs;
 }
 
-/** One event's line: its fields first, `data` last, so that the fields are read without parsing `data` (see `rawMeta`). */
-export function rawEventLine(e: EventRecord): string {
+/** The sequence of event `i` by `runs` (ascending by index, the first at index 0 or before). */
+function sequenceAt(runs: Runs, i: number): number {
+  let lo = 0;
+  let hi = runs.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (runs[mid]![0] <= i) lo = mid;
+    else hi = mid - 1;
+  }
+  const [at, sequence] = runs[lo]!;
+  return sequence + (i - at);
+}
+
+/** The runs of events' sequences, ascending. */
+export function runsOf(sequences: Iterable<number>): Runs {
+  const runs: Runs = [];
+  let i = 0;
+  let last = Number.NaN;
+  for (const s of sequences) {
+    if (s !== last + 1) runs.push([i, s]);
+    last = s;
+    i++;
+  }
+  return runs;
+}
+
+/**
+ * One event as JSON text with its fields first and `data` last, so that the fields are read
+ * without parsing `data` (see META). A transaction makes it once (src/store/memory/transaction-view.ts)
+ * for the journal and the log alike.
+ */
+export function eventJson(e: EventRecord): string {
   const owner = e.ownerKeyId === undefined ? '' : `,"ownerKeyId":${e.ownerKeyId}`;
-  return `{"sequence":${e.sequence},"type":"${e.type}","createdAt":${JSON.stringify(e.createdAt)}${owner},"data":${JSON.stringify(e.data)}}\n`;
+  return `{"sequence":${e.sequence},"type":"${e.type}","createdAt":${JSON.stringify(e.createdAt)}${owner},"data":${JSON.stringify(e.data)}}`;
+}
+
+/** One event's line: its JSON text and a newline. */
+export function rawEventLine(e: EventRecord): string {
+  return `${eventJson(e)}\n`;
 }
 
 const NEWLINE = 0x0a;
@@ -37,7 +79,7 @@ const NEWLINE = 0x0a;
  * Splits lines of `rawEventLine` text into RawEvents; undefined when there are none. Throws when a
  * line is not an event or the sequences are not consecutive (the caller names the file).
  */
-export function splitRawEvents(bytes: Uint8Array): RawEvents | undefined {
+export function splitRawEvents(bytes: Uint8Array, runs?: Runs): RawEvents | undefined {
   // Lines are some 200 bytes: start with room for that many, double when short.
   let starts = new Uint32Array(Math.ceil(bytes.length / 128) + 2);
   let n = 0;
@@ -54,11 +96,14 @@ export function splitRawEvents(bytes: Uint8Array): RawEvents | undefined {
   }
   if (n === 0) return undefined;
   starts[n] = bytes.length;
-  const raw: RawEvents = { bytes, starts: starts.subarray(0, n + 1), first: 0 };
+  const raw: RawEvents = { bytes, starts: starts.subarray(0, n + 1), runs: [] };
   const first = parseLine(raw, 0).sequence;
   const last = parseLine(raw, n - 1).sequence;
-  if (!Number.isSafeInteger(first) || first < 1 || last !== first + n - 1) throw new Error(`event lines from ${first} to ${last} are not ${n} consecutive sequences`);
-  raw.first = first;
+  raw.runs = runs ?? [[0, first]];
+  const ok = raw.runs.length > 0 && raw.runs[0]![0] === 0 && raw.runs.every(([i, s], k) => Number.isSafeInteger(s) && s >= 1 && i < n && (k === 0 || (i > raw.runs[k - 1]![0] && s > sequenceAt(raw.runs, i - 1))));
+  if (!ok || sequenceAt(raw.runs, 0) !== first || sequenceAt(raw.runs, n - 1) !== last) {
+    throw new Error(`event lines from ${first} to ${last} do not have the sequences ${JSON.stringify(raw.runs)} say`);
+  }
   return raw;
 }
 
@@ -87,9 +132,10 @@ interface Chunk {
 }
 
 export class EventLog {
-  // Event i (head <= i < count) has sequence seq0 + i; its line starts at byte startOf[i] of
-  // chunks[chunkOf[i] - chunk0] and ends before the next event's in that chunk, or the chunk's end.
-  private seq0 = 1;
+  // Event i (head <= i < count) has the sequence `runs` says (runs[0] at or before head); its line
+  // starts at byte startOf[i] of chunks[chunkOf[i] - chunk0] and ends before the next event's in
+  // that chunk, or the chunk's end.
+  private runs: Runs = [[0, 1]];
   private head = 0;
   private count = 0;
   private chunkOf = new Uint32Array(0);
@@ -125,13 +171,14 @@ export class EventLog {
     const keep = from === 0 && (to - from) * 4 >= raw.bytes.buffer.byteLength * 3;
     this.chunks.push({ bytes: keep ? raw.bytes : raw.bytes.slice(from, to), used: to - from });
     this.startOf = keep ? raw.starts : raw.starts.map((x) => x - from);
-    this.seq0 = raw.first;
+    this.runs = raw.runs.map(([i, s]) => [i, s]);
     this.count = n;
     this.chunkOf = new Uint32Array(n + 1);
     this.typeOf = new Uint8Array(n + 1);
     this.ownerOf = new Float64Array(n + 1);
-    if (raw.first > this.oldestKept) this.oldestKept = raw.first;
-    this.raiseLatest(raw.first + n - 1);
+    const first = this.seqAt(0);
+    if (first > this.oldestKept) this.oldestKept = first;
+    this.raiseLatest(this.seqAt(n - 1));
   }
 
   /**
@@ -139,38 +186,40 @@ export class EventLog {
    * dropped, are skipped). The latest sequence may already be above them: a snapshot's counter is
    * read after its events, and the journal's replay brings the ones between.
    */
-  append(events: readonly EventRecord[]): void {
-    for (const e of events) {
-      const next = this.seq0 + this.count;
-      if (e.sequence < this.oldestKept || (this.count > this.head && e.sequence < next)) continue;
+  append(events: readonly EventRecord[], texts?: readonly string[]): void {
+    for (const [k, e] of events.entries()) {
+      const last = this.count > this.head ? this.seqAt(this.count - 1) : 0;
+      if (e.sequence < this.oldestKept || e.sequence <= last) continue;
       if (this.count === this.head) {
         // Empty: the log starts again at this event.
-        this.seq0 = e.sequence;
+        this.runs = [[0, e.sequence]];
         this.head = this.count = 0;
-      } else if (e.sequence !== next) {
-        throw new Error(`event ${e.sequence} does not follow event ${next - 1}`);
+      } else if (e.sequence !== last + 1) {
+        this.runs.push([this.count, e.sequence]);
       }
-      this.push(rawEventLine(e), TYPE_CODES.get(e.type)!, e.ownerKeyId ?? NO_OWNER);
+      this.push(texts?.[k] ?? eventJson(e), TYPE_CODES.get(e.type)!, e.ownerKeyId ?? NO_OWNER);
       if (e.sequence > this.latestSeen) this.latestSeen = e.sequence;
     }
   }
 
-  private push(line: string, type: number, owner: number): void {
+  /** Writes an event's JSON text and a newline into the last chunk, or a new one when it does not fit. */
+  private push(json: string, type: number, owner: number): void {
     let chunk = this.chunks.at(-1);
     let start = chunk?.used ?? 0;
     let written = 0;
     if (chunk) {
-      const r = encoder.encodeInto(line, chunk.bytes.subarray(start));
-      if (r.read === line.length) written = r.written;
+      const r = encoder.encodeInto(json, chunk.bytes.subarray(start, chunk.bytes.length - 1));
+      if (r.read === json.length) written = r.written;
       else chunk = undefined;
     }
     if (!chunk) {
-      chunk = { bytes: new Uint8Array(Math.max(CHUNK_BYTES, line.length * 3)), used: 0 };
+      chunk = { bytes: new Uint8Array(Math.max(CHUNK_BYTES, json.length * 3 + 1)), used: 0 };
       this.chunks.push(chunk);
       start = 0;
-      written = encoder.encodeInto(line, chunk.bytes).written;
+      written = encoder.encodeInto(json, chunk.bytes).written;
     }
-    chunk.used = start + written;
+    chunk.bytes[start + written] = NEWLINE;
+    chunk.used = start + written + 1;
     if (this.count >= this.chunkOf.length) this.grow();
     const i = this.count++;
     this.chunkOf[i] = this.chunk0 + this.chunks.length - 1;
@@ -192,7 +241,8 @@ export class EventLog {
     this.startOf = moved(this.startOf, (n) => new Uint32Array(n));
     this.typeOf = moved(this.typeOf, (n) => new Uint8Array(n));
     this.ownerOf = moved(this.ownerOf, (n) => new Float64Array(n));
-    this.seq0 += from;
+    const first = this.seqAt(from);
+    this.runs = [[0, first], ...this.runs.filter(([i]) => i > from).map(([i, s]): [number, number] => [i - from, s])];
     this.count = to - from;
     this.head = 0;
   }
@@ -201,7 +251,7 @@ export class EventLog {
   dropBefore(sequence: number): void {
     if (sequence <= this.oldestKept) return;
     this.oldestKept = sequence;
-    this.head = Math.min(this.count, Math.max(this.head, sequence - this.seq0));
+    this.head = this.indexAfter(sequence - 1);
     // Chunks before the first kept event's are released.
     const firstChunk = this.head < this.count ? this.chunkOf[this.head]! : this.chunk0 + this.chunks.length;
     if (firstChunk > this.chunk0) {
@@ -216,15 +266,15 @@ export class EventLog {
   }
 
   get(sequence: number): EventRecord | undefined {
-    const i = sequence - this.seq0;
-    return i >= this.head && i < this.count && Number.isInteger(i) ? this.record(i) : undefined;
+    const i = this.indexAfter(sequence - 1);
+    return i < this.count && this.seqAt(i) === sequence ? this.record(i) : undefined;
   }
 
   list(q: EventQuery): EventRecord[] {
     const out: EventRecord[] = [];
     if (q.limit <= 0) return out;
     const { types, ownerKeyId } = q;
-    for (let i = Math.max(this.head, q.after + 1 - this.seq0); i < this.count; i++) {
+    for (let i = this.indexAfter(q.after); i < this.count; i++) {
       if (this.typeOf[i] === 0) this.readMeta(i);
       if (types !== undefined && !types.has(EVENT_TYPES[this.typeOf[i]! - 1]!)) continue;
       const owner = this.ownerOf[i]!;
@@ -244,7 +294,7 @@ export class EventLog {
       if (this.record(mid).createdAt < time) lo = mid + 1;
       else hi = mid;
     }
-    return lo < this.count ? this.seq0 + lo : undefined;
+    return lo < this.count ? this.seqAt(lo) : undefined;
   }
 
   /** Every kept event as an EventRecord, ascending. */
@@ -258,24 +308,41 @@ export class EventLog {
    * Every kept event's line (with its newline), ascending, as byte ranges of the chunks, for a
    * snapshot. Taken now: later appends write after these ranges, and nothing is ever rewritten.
    */
-  snapshotItems(): Uint8Array[] {
-    const out: Uint8Array[] = [];
-    if (this.head >= this.count) return out;
+  snapshotItems(): { lines: Uint8Array[]; runs: Runs } {
+    const lines: Uint8Array[] = [];
+    if (this.head >= this.count) return { lines, runs: [] };
     const first = this.chunkOf[this.head]! - this.chunk0;
     for (let c = first; c < this.chunks.length; c++) {
       const chunk = this.chunks[c]!;
-      out.push(chunk.bytes.subarray(c === first ? this.startOf[this.head]! : 0, chunk.used));
+      lines.push(chunk.bytes.subarray(c === first ? this.startOf[this.head]! : 0, chunk.used));
     }
-    return out;
+    const runs: Runs = [[0, this.seqAt(this.head)], ...this.runs.filter(([i]) => i > this.head && i < this.count).map(([i, s]): [number, number] => [i - this.head, s])];
+    return { lines, runs };
   }
 
   clear(): void {
-    this.seq0 = 1;
+    this.runs = [[0, 1]];
     this.head = this.count = 0;
     this.chunks = [];
     this.chunk0 = 0;
     this.oldestKept = 1;
     this.latestSeen = 0;
+  }
+
+  private seqAt(i: number): number {
+    return sequenceAt(this.runs, i);
+  }
+
+  /** The index of the first kept event with a sequence above `after`. */
+  private indexAfter(after: number): number {
+    let lo = this.head;
+    let hi = this.count;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.seqAt(mid) <= after) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   private line(i: number): Uint8Array {

@@ -150,7 +150,7 @@ export class MemoryStore implements Store {
     put(this.keys, cs.keys);
     for (const [k, v] of cs.idempotency ?? []) v ? this.idempotency.set(k, v) : this.idempotency.delete(k);
     for (const [k, v] of cs.bans ?? []) v ? this.bans.set(k, v) : this.bans.delete(k);
-    if (cs.events) this.events.append(cs.events);
+    if (cs.events) this.events.append(cs.events, cs.eventTexts);
     if (cs.eventsDroppedBefore !== undefined) this.events.dropBefore(cs.eventsDroppedBefore);
     raiseCounters(this.counters, cs.counters);
     raiseCounters(this.allocated, cs.counters);

@@ -6,6 +6,7 @@ import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, Pe
 import type { ChangeSet, Counters } from './change-set.js';
 import type { PendingLayer, PendingMap } from './pending.js';
 import type { EventRecord, NewEvent } from '../../service/events.js';
+import { eventJson } from './event-log.js';
 import type { CounterName, StoreTx } from '../../service/store-port.js';
 import { TableOverlay, type Table } from './table.js';
 
@@ -43,6 +44,7 @@ export class TransactionView implements StoreTx {
   private readonly bans: KvOverlay<number, BanRecord>;
   private readonly counters: Partial<Counters> = {};
   private events: EventRecord[] | undefined;
+  private eventTexts: string[] | undefined;
   private eventsDroppedBefore: number | undefined;
 
   /** `allocated` are the highest ids handed out so far (durable or not): ids are never reused. */
@@ -129,8 +131,13 @@ export class TransactionView implements StoreTx {
   async appendEvents(events: readonly NewEvent[], keepAtMost: number) {
     if (events.length === 0) return;
     const list = (this.events ??= []);
+    const texts = (this.eventTexts ??= []);
     let sequence = this.counters.events ?? this.allocated.events ?? 0;
-    for (const e of events) list.push({ ...e, sequence: ++sequence });
+    for (const e of events) {
+      const r: EventRecord = { ...e, sequence: ++sequence };
+      list.push(r);
+      texts.push(eventJson(r));
+    }
     this.counters.events = sequence;
     const dropBefore = sequence - keepAtMost + 1;
     if (dropBefore > (this.eventsDroppedBefore ?? 1)) this.eventsDroppedBefore = dropBefore;
@@ -151,7 +158,10 @@ export class TransactionView implements StoreTx {
     set('keys', this.keys.writes);
     set('idempotency', this.idem.writes);
     set('bans', this.bans.writes);
-    if (this.events) changes.events = this.events;
+    if (this.events) {
+      changes.events = this.events;
+      changes.eventTexts = this.eventTexts;
+    }
     if (this.eventsDroppedBefore !== undefined) changes.eventsDroppedBefore = this.eventsDroppedBefore;
     if (Object.keys(this.counters).length) changes.counters = { ...this.counters };
     return Object.keys(changes).length ? changes : undefined;
