@@ -108,7 +108,7 @@ describe('architecture', () => {
   });
 
   it('src/store points back up only at the service port, records and errors, and imports no adapter', () => {
-    const upward = /^src\/service\/(store-port|records|errors)\.ts$/;
+    const upward = /^src\/service\/(store-port|records|errors|events|webhook-records)\.ts$/;
     expect(breaking(under('src/store'), (i) => (i.to ? inside(i.to, 'src/store') || upward.test(rel(i.to)) : !ADAPTERS.test(i.spec)))).toEqual([]);
   });
 
