@@ -65,8 +65,12 @@ export function runsOf(sequences: Iterable<number>): Runs {
  */
 export function eventJson(e: EventRecord): string {
   const owner = e.ownerKeyId === undefined ? '' : `,"ownerKeyId":${e.ownerKeyId}`;
-  return `{"sequence":${e.sequence},"type":"${e.type}","createdAt":${JSON.stringify(e.createdAt)}${owner},"data":${JSON.stringify(e.data)}}`;
+  // An ISO 8601 time needs no escaping (any other string is serialised as JSON).
+  const createdAt = ISO_SAFE.test(e.createdAt) ? `"${e.createdAt}"` : JSON.stringify(e.createdAt);
+  return `{"sequence":${e.sequence},"type":"${e.type}","createdAt":${createdAt}${owner},"data":${JSON.stringify(e.data)}}`;
 }
+
+const ISO_SAFE = /^[0-9TZ:.+-]*$/;
 
 /** One event's line: its JSON text and a newline. */
 export function rawEventLine(e: EventRecord): string {

@@ -134,7 +134,9 @@ export class TransactionView implements StoreTx {
     const texts = (this.eventTexts ??= []);
     let sequence = this.counters.events ?? this.allocated.events ?? 0;
     for (const e of events) {
-      const r: EventRecord = { ...e, sequence: ++sequence };
+      // One shape for every record (a spread of events with and without `previous` and owners is not).
+      const r: EventRecord = { type: e.type, createdAt: e.createdAt, data: e.data, sequence: ++sequence };
+      if (e.ownerKeyId !== undefined) r.ownerKeyId = e.ownerKeyId;
       list.push(r);
       texts.push(eventJson(r));
     }
