@@ -19,7 +19,9 @@
  * stopped and temporary directories removed in every case; a watchdog bounds the whole run.
  */
 import { join } from 'node:path';
+import { alternate, checkoutOf, median as medianOf } from './alternate.js';
 import { measureCluster } from './cluster.js';
+import { eventsMemoryRows } from './events-memory.js';
 import { measureHostile, MAX_ANSWER_MS, SENDS } from './hostile.js';
 import { measure, type LoadOptions, type Measured } from './measure.js';
 import { intEnv } from './env.js';
@@ -27,7 +29,7 @@ import { killAllNow, pinning, pinSelf, stopAll, stopChild, type Child } from './
 import { appendResults, int, loadAverage, machine, mib, ms, table, type Row } from './report.js';
 import { scaleRows } from './scale.js';
 import { streamRows } from './streams.js';
-import { bareScenario, createPetScenario, readScenarios, type Scenario } from './scenarios.js';
+import { bareScenario, createPetScenario, orderScenario, readScenarios, type Scenario } from './scenarios.js';
 import { BENCH_DIR, LOADGEN_CPU, newAdminKey, removeTempDirs, startBare, startServer, tempDir } from './servers.js';
 import { createFixture, PET_COUNT, type Fixture } from './setup.js';
 
@@ -46,13 +48,18 @@ const SCALE = scaleArg();
 const STREAMS_ONLY = process.argv.includes('--streams');
 const RESULTS = join(BENCH_DIR, 'RESULTS.md');
 /** Hard bound on the whole script: past it, stop the children and exit 1. */
-const WATCHDOG_MS = (SCALE ? 420 : 360) * 1000;
+const WATCHDOG_MS = (SCALE ? 420 : 600) * 1000;
 /** Starts of the empty-store server that are measured (after one that may build dist/). */
 const EMPTY_STARTS = 3;
 const MAX_EMPTY_RSS = 80 * 2 ** 20;
 const MAX_START_MS = 1_000;
 /** Turns of the durable and the :memory: POST /pets runs (they alternate). */
 const WRITE_TURNS = 3;
+/** The commit before events (issue 20), whose durable write rows the events' must stay within 10% of. */
+const BEFORE_EVENTS = process.env.BENCH_BEFORE_EVENTS ?? '482b15d';
+const MAX_EVENTS_COST = 0.1;
+/** Turns of each checkout in the durable write A/B (they alternate A B B A A B). */
+const EVENTS_AB_TURNS = 3;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const cpuUs = (m: Measured) => (m.cpuUsPerReq === undefined ? '-' : `${Math.round(m.cpuUsPerReq)} µs CPU/req`);
@@ -162,6 +169,42 @@ async function throughputRows(pin: boolean): Promise<Row[]> {
   return rows;
 }
 
+/**
+ * Issue 20's rows: the durable writes (POST /pets, POST /store/orders on a data directory) against
+ * the commit before events, by server CPU µs per request in alternating turns (bench/alternate.ts),
+ * within 10%; and 100,000 retained events' RSS and start-up (bench/events-memory.ts).
+ */
+async function eventsRows(pin: boolean): Promise<Row[]> {
+  const rows: Row[] = [];
+  const writes = [createPetScenario, orderScenario];
+  let base: string | undefined;
+  try {
+    base = checkoutOf(BEFORE_EVENTS);
+  } catch (err) {
+    for (const s of writes) rows.push({ name: `durable ${s.name}: CPU µs per request against ${BEFORE_EVENTS} (before events)`, figure: '-', target: `<= +${MAX_EVENTS_COST * 100}%`, pass: false, detail: `no checkout of ${BEFORE_EVENTS}: ${(err as Error).message}`, unexpected: 0 });
+  }
+  if (base) {
+    const ab = await alternate({ other: base, rows: writes, turns: EVENTS_AB_TURNS, load: LOAD, pin });
+    for (const s of writes) {
+      const [a, b] = [medianOf(ab.cpu.A[s.name]!), medianOf(ab.cpu.B[s.name]!)];
+      const [ra, rb] = [medianOf(ab.rps.A[s.name]!), medianOf(ab.rps.B[s.name]!)];
+      const change = b / a - 1;
+      const turns = (side: 'A' | 'B') => ab.cpu[side][s.name]!.map((x) => x.toFixed(1)).join(', ');
+      rows.push({
+        name: `durable ${s.name}: CPU µs per request against ${BEFORE_EVENTS} (before events)`,
+        figure: `${change >= 0 ? '+' : ''}${(change * 100).toFixed(1)}% (${b.toFixed(1)} / ${a.toFixed(1)} µs)`,
+        target: `<= +${MAX_EVENTS_COST * 100}%`,
+        pass: change <= MAX_EVENTS_COST,
+        detail: `medians of ${EVENTS_AB_TURNS} alternating turns, fresh server and data directory each: µs CPU/req with events ${turns('B')}, before ${turns('A')}; req/s ${int(rb)} / ${int(ra)}`,
+        unexpected: 0,
+      });
+    }
+    rows[rows.length - 1]!.unexpected = ab.unexpected;
+  }
+  rows.push(...(await eventsMemoryRows({ pin, log: (l) => console.log(l) })));
+  return rows;
+}
+
 /** The bare server's req/s of the last throughput run (the cluster rows' baseline). */
 let lastBareRps: number | undefined;
 
@@ -203,6 +246,7 @@ async function main(): Promise<number> {
     rows.push(await emptyStoreRow(pinned));
     rows.push(...(await throughputRows(pinned)));
     rows.push(...(await streamRows(pinned)));
+    rows.push(...(await eventsRows(pinned)));
     if (!process.argv.includes('--no-cluster')) rows.push(...(await clusterRows()));
     notes.push(`ratio = req/s over the mean of the bare runs just before and after the row; CPU µs per request = the server process's user+system time (/proc) over the measured run / its requests; fixture ${PET_COUNT} pets`);
   }

@@ -13,6 +13,7 @@ import { startChild, type Child } from './processes.js';
 export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 export const ROOT = resolve(BENCH_DIR, '..');
 const PROBE = join(BENCH_DIR, 'loop-probe.mjs');
+const GC_PROBE = join(BENCH_DIR, 'gc-probe.mjs');
 
 /** Cores: the servers on SERVER_CPU, the bench (autocannon) on LOADGEN_CPU. */
 export const SERVER_CPU = 0;
@@ -25,6 +26,8 @@ export interface ServerOptions {
   adminKey: string;
   /** Load bench/loop-probe.mjs (the event-loop poller) into the server. */
   probe?: boolean;
+  /** Load bench/gc-probe.mjs (a full GC and a memory report on SIGUSR2) into the server. */
+  gcProbe?: boolean;
   pin: boolean;
   env?: Record<string, string>;
   timeoutMs?: number;
@@ -35,7 +38,7 @@ export interface ServerOptions {
 export function startServer(o: ServerOptions): Promise<Child> {
   return startChild({
     name: o.name,
-    args: [...(o.probe ? ['--import', PROBE] : []), 'bin/start.mjs'],
+    args: [...(o.probe ? ['--import', PROBE] : []), ...(o.gcProbe ? ['--import', GC_PROBE] : []), 'bin/start.mjs'],
     cwd: o.root ?? ROOT,
     cpu: o.pin ? SERVER_CPU : undefined,
     timeoutMs: o.timeoutMs ?? 60_000,

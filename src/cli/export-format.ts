@@ -102,7 +102,7 @@ const CHECKS: Record<RecordType, Check> = {
 
 /** Reads an export, line by line (numbered from 1), into the store's data. */
 export async function readExport(lines: AsyncIterable<string>): Promise<StoreData> {
-  const data: Required<StoreData> = { pets: [], categories: [], orders: [], keys: [], idempotency: [], bans: [], events: [], eventsOldest: 1, webhooks: [], deliveries: [], counters: emptyCounters() };
+  const data: Required<Omit<StoreData, 'rawEvents'>> = { pets: [], categories: [], orders: [], keys: [], idempotency: [], bans: [], events: [], eventsOldest: 1, webhooks: [], deliveries: [], counters: emptyCounters() };
   const seen = new Set<string>();
   let counters = false;
   let n = 0;

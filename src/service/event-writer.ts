@@ -18,6 +18,10 @@ export interface EventRetention {
 export const DEFAULT_RETENTION: EventRetention = { days: 7, max: 100_000 };
 
 export class EventWriter {
+  /** The last time stamped, and its text: writes come many to a millisecond. */
+  private lastMs = Number.NaN;
+  private lastIso = '';
+
   constructor(
     private readonly clock: Clock,
     readonly retention: EventRetention = DEFAULT_RETENTION,
@@ -25,7 +29,12 @@ export class EventWriter {
 
   /** A batch for one transaction, stamped with the transaction's time. */
   batch(): EventBatch {
-    return new EventBatch(new Date(this.clock.now()).toISOString(), this.retention.max);
+    const ms = this.clock.now();
+    if (ms !== this.lastMs) {
+      this.lastIso = new Date(ms).toISOString();
+      this.lastMs = ms;
+    }
+    return new EventBatch(this.lastIso, this.retention.max);
   }
 }
 

@@ -5,8 +5,9 @@
  * - verify reports the record counts of a good directory, detects damage naming the file, and
  *   changes nothing, not even a torn tail;
  * - snapshot writes a fresh snapshot and empties the journal;
- * - export then import restores every record of every type with its ids and counters, and a key
- *   made before the export still authenticates against a server on the imported directory;
+ * - export then import restores every record of every type with its ids and counters, the event
+ *   log (its events, who owns them, the latest sequence and retention's window), and a key made
+ *   before the export still authenticates against a server on the imported directory;
  * - import refuses a directory that is not empty, and a file that is not a whole export;
  * - the writing commands refuse a directory a server holds, naming it and the server's pid.
  */
@@ -22,7 +23,8 @@ import { canonicalData } from '../support/data-dir-files.js';
 import { expectFilesUnchanged, filesOf } from '../support/files.js';
 import { ServerProcess, exitWithin } from '../support/process.js';
 import { CheckedClient } from '../crash/checked-client.js';
-import { admin, cleanUp, crashImage, openStore, tempDir } from './support.js';
+import { createServices } from '../../src/service/services.js';
+import { admin, cleanUp, clock, crashImage, openStore, tempDir } from './support.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const processes: ServerProcess[] = [];
@@ -160,13 +162,55 @@ describe('petstore export and import', () => {
       const orders = await c.call('GET', '/store/orders');
       expect(orders?.status).toBe(200);
       expect(orders?.body).toEqual([{ id: 1, petId: 1, quantity: 2, complete: false }]);
-      const keys = await new CheckedClient(base, ADMIN, problems).call('GET', '/admin/keys');
+      const adminClient = new CheckedClient(base, ADMIN, problems);
+      const keys = await adminClient.call('GET', '/admin/keys');
       expect(keys?.body.map((k: { id: number }) => k.id)).toEqual([data.keys[0]!.id]);
+      // The feed is the exported one, and the order's event is still its owner's alone.
+      const feed = await adminClient.call('GET', '/events?limit=100');
+      expect(feed?.body.map((e: { id: string }) => e.id)).toEqual(data.events!.map((e) => `evt_${e.sequence}`));
+      const other = await adminClient.call('POST', '/admin/keys', { name: 'Another shop', role: 'customer', plan: 'free' });
+      const seen = await new CheckedClient(base, other!.body.key, problems).call('GET', '/events?limit=100');
+      expect(seen?.body.map((e: { type: string }) => e.type)).not.toContain('order.placed');
+      expect(seen?.body).toHaveLength(7);
+      expect((await c.call('GET', '/events?limit=100'))?.body).toHaveLength(8);
+      // New events carry on after the imported ones.
+      expect((await adminClient.call('POST', '/categories', { name: 'Cats' }))?.status).toBe(201);
+      expect((await adminClient.call('GET', '/events?after=8'))?.body.map((e: { id: string }) => e.id)).toEqual(['evt_9']);
       expect(problems).toEqual([]);
     } finally {
       server.kill('SIGTERM');
       await exitWithin(server, 15_000);
     }
+  });
+
+  it('keep the event log\'s window: events dropped by retention stay dropped, and the latest sequence carries on', async () => {
+    const dir = tempDir('petstore-cli-');
+    const { p } = await openStore(dir);
+    const s = createServices({ store: p.store, clock, bans: { banSeconds: 900 }, eventRetention: { days: 7, max: 3 } });
+    for (const name of ['A', 'B', 'C', 'D', 'E', 'F']) await s.categories.create(admin, { name });
+    const data = canonicalData(p.store.dump());
+    expect(data.events!.map((e) => e.sequence)).toEqual([4, 5, 6]);
+    expect(data.eventsOldest).toBe(4);
+    const image = crashImage(dir);
+    p.halt();
+
+    const verified = petstore('verify', '--data-dir', image);
+    expect(verified.status, verified.stderr).toBe(0);
+    expect(verified.stdout).toContain('events 3,');
+    expect(verified.stdout).toContain('latest event 6');
+
+    const out = join(tempDir(), 'backup.jsonl');
+    expect(petstore('export', '--data-dir', image, '--out', out).status).toBe(0);
+    const lines = readFileSync(out, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(lines.filter((l) => l.type === 'event').map((l) => l.record.sequence)).toEqual([4, 5, 6]);
+    expect(lines.at(-1).record).toMatchObject({ events: 6, eventsOldest: 4 });
+
+    const restored = tempDir('petstore-restored-');
+    const imported = petstore('import', out, '--data-dir', restored);
+    expect(imported.status, imported.stderr).toBe(0);
+    const back = (await loadDataDir(nodeFs, restored)).store;
+    expect(canonicalData(back.dump())).toEqual(data);
+    expect(back.events.window()).toEqual({ oldest: 4, latest: 6 });
   });
 
   it('import refuses a directory that is not empty, and a file that is not a whole export, changing nothing', async () => {

@@ -25,12 +25,25 @@ export class CorruptFileError extends Error {
 }
 
 export function encodeEntry(entry: JournalEntry): Buffer {
-  const payload = Buffer.from(JSON.stringify({ seq: entry.seq, changes: entry.changes }), 'utf8');
+  const payload = Buffer.from(entryJson(entry), 'utf8');
   const frame = Buffer.allocUnsafe(HEADER + payload.length);
   frame.writeUInt32BE(payload.length, 0);
   frame.writeUInt32BE(crc32(payload), 4);
   payload.copy(frame, HEADER);
   return frame;
+}
+
+/**
+ * `{ seq, changes }` as JSON. A transaction's events are in its change set as their JSON texts
+ * too (`eventTexts`), which go in as they are instead of being serialised a second time.
+ */
+function entryJson({ seq, changes }: JournalEntry): string {
+  const { events, eventTexts, ...rest } = changes;
+  if (!events) return JSON.stringify({ seq, changes });
+  const head = JSON.stringify({ seq, changes: rest });
+  const texts = eventTexts ?? events.map((e) => JSON.stringify(e));
+  // head ends in "}}": the change set's object, then the entry's.
+  return `${head.slice(0, -2)}${head.endsWith('{}}') ? '' : ','}"events":[${texts.join(',')}]}}`;
 }
 
 export interface ReadResult {

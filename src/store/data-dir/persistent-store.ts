@@ -282,7 +282,7 @@ function sourceOfStore(store: MemoryStore): SnapshotSource {
     keys: { [Symbol.iterator]: () => store.keys.values() },
     idempotency: { [Symbol.iterator]: () => store.idempotency.values() },
     bans: { [Symbol.iterator]: () => store.bans.values() },
-    events: { [Symbol.iterator]: () => store.events.values()[Symbol.iterator]() },
+    events: () => store.events.snapshotItems(),
     eventsOldest: () => store.events.window().oldest,
     webhooks: { [Symbol.iterator]: () => store.webhooks.values() },
     deliveries: { [Symbol.iterator]: () => store.deliveries.values() },

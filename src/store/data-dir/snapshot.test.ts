@@ -109,7 +109,16 @@ describe('writing and reading a snapshot', () => {
       length: body.length,
       sha256: createHash('sha256').update(body).digest('hex'),
     });
-    expect(JSON.parse(body.toString('utf8'))).toEqual(sample());
+    // The JSON of the store without its events, then one line per event, its fields before its data.
+    const [json, ...lines] = body.toString('utf8').split('\n');
+    const { events, ...records } = sample();
+    // eventRuns: event 0 has sequence 3 and the rest count up from it (event-log.ts Runs)
+    expect(JSON.parse(json!)).toEqual({ ...records, eventRuns: [[0, 3]] });
+    expect(lines.pop()).toBe('');
+    expect(lines.map((l) => JSON.parse(l))).toEqual(events);
+    expect(lines[1]).toBe(
+      '{"sequence":4,"type":"order.placed","createdAt":"2026-11-23T12:00:01.000Z","ownerKeyId":1,"data":{"object":{"id":1,"petId":1,"quantity":1,"complete":false}}}',
+    );
     // The header line is padded so the writer can put it in place after the body.
     expect(nl).toBe(255);
   });
@@ -149,6 +158,16 @@ describe('writing and reading a snapshot', () => {
     expect(snap.seq).toBe(3);
     expect(snap.data).toEqual(sample(UNICODE));
     expect(Buffer.from(snap.data.categories[0]!.name, 'utf8').equals(Buffer.from(UNICODE, 'utf8'))).toBe(true);
+  });
+
+  it('reads a snapshot whose events are in the JSON (written before the event lines), and one without events', async () => {
+    const data = sample();
+    for (const d of [data, { ...data, events: undefined, eventsOldest: undefined, counters: { pets: 1, categories: 2, orders: 1, keys: 1 } }]) {
+      const body = Buffer.from(JSON.stringify(d), 'utf8');
+      const header = JSON.stringify({ format: 'petstore-snapshot', version: 1, seq: 9, length: body.length, sha256: createHash('sha256').update(body).digest('hex') });
+      writeFileSync(file, Buffer.concat([Buffer.from(`${header.padEnd(255, ' ')}\n`), body]));
+      expect(readSnapshot(file)).toEqual({ seq: 9, data: JSON.parse(JSON.stringify(d)) });
+    }
   });
 
   it('answers undefined when there is no snapshot yet', () => {
@@ -215,6 +234,22 @@ describe('a damaged snapshot is CorruptFileError naming snapshot.json, and the f
   it('when the header line is the JSON literal null', () => {
     const bytes = readFileSync(file);
     writeFileSync(file, Buffer.concat([Buffer.from('null'), bytes.subarray(bytes.indexOf(0x0a))]));
+    expectCorrupt(file);
+  });
+
+  it.each([
+    ['an event line that is not JSON', (lines: string[]) => [lines[0], '{"sequence":4,"type":']],
+    ['event lines whose sequences are not consecutive', (lines: string[]) => [lines[0], lines[1]!.replace('"sequence":4', '"sequence":5')]],
+    ['an event line without its newline', (lines: string[]) => [lines[0], `${lines[1]}}`]],
+  ] as const)('when the body has %s (a valid SHA-256 over it)', async (_what, damage) => {
+    await writeSnapshot(file, { seq: 2, data: sample() });
+    const bytes = readFileSync(file);
+    const nl = bytes.indexOf(0x0a);
+    const [json, ...lines] = bytes.subarray(nl + 1).toString('utf8').split('\n');
+    const damaged = damage(lines.slice(0, 2));
+    const body = Buffer.from(`${json}\n${damaged[0]}\n${damaged[1]}${_what.includes('newline') ? '' : '\n'}`, 'utf8');
+    const header = JSON.stringify({ format: 'petstore-snapshot', version: 1, seq: 2, length: body.length, sha256: createHash('sha256').update(body).digest('hex') });
+    writeFileSync(file, Buffer.concat([Buffer.from(`${header.padEnd(255, ' ')}\n`), body]));
     expectCorrupt(file);
   });
 

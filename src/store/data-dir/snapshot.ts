@@ -2,7 +2,9 @@
  * Snapshots: the whole store as one file, written atomically (temporary file, fsync, rename,
  * fsync of the directory) so a crash leaves either the old snapshot or the new one. A header line
  * carries the journal seq it holds, the body's length and its SHA-256; the body is the JSON of
- * StoreData.
+ * StoreData without its events, then (from issue 20) a newline and the event log's events, one
+ * line each (src/store/memory/event-log.ts, `rawEventLine`): a start-up keeps those lines as they
+ * are, bytes rather than objects, and reads an event only when it is asked for.
  *
  * The writer never holds the event loop for long: it serialises records in slices of a few
  * milliseconds, writing and yielding between them, while transactions go on. So the body is a
@@ -14,6 +16,8 @@ import { createHash } from 'node:crypto';
 import { dirname } from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Counters, StoreData } from '../memory/change-set.js';
+import { rawEventLine, rawEventRecords, runsOf, splitRawEvents, type Runs } from '../memory/event-log.js';
+import type { EventRecord } from '../../service/events.js';
 import type { Failpoint } from './failpoints.js';
 import { syncDir, type FileSystem } from './fs.js';
 import { CorruptFileError } from './journal-format.js';
@@ -28,9 +32,11 @@ const HEADER_BYTES = 256;
 const SYNC_EVERY = 4 * 1024 * 1024;
 /** Serialised records are gathered in buffers of this size (or one record's, if larger). */
 const CHUNK_BYTES = 256 * 1024;
-const SECTIONS = ['pets', 'categories', 'orders', 'keys', 'idempotency', 'bans', 'events', 'webhooks', 'deliveries'] as const;
-/** Sections a snapshot written before events existed lacks. */
-const OPTIONAL_SECTIONS: ReadonlySet<string> = new Set(['events', 'webhooks', 'deliveries']);
+/** The sections of the JSON part; the events follow it as lines. */
+const SECTIONS = ['pets', 'categories', 'orders', 'keys', 'idempotency', 'bans', 'webhooks', 'deliveries'] as const;
+/** Sections a snapshot written before webhooks existed lacks. */
+const OPTIONAL_SECTIONS: ReadonlySet<string> = new Set(['webhooks', 'deliveries']);
+const NEWLINE = 0x0a;
 
 interface Header {
   format: string;
@@ -47,14 +53,23 @@ export interface Snapshot {
 
 /** What a snapshot is written from: the records of each section (read lazily) and the counters. */
 export type SnapshotSource = { [S in (typeof SECTIONS)[number]]: Iterable<unknown> } & {
-  /** Read after every section, so counters (ids, the latest event) are at least what the sections hold. */
+  /**
+   * The kept events, ascending: records, or whole event lines' bytes, and the runs of their
+   * sequences (event-log.ts). Taken before the counters.
+   */
+  events(): { lines: Iterable<EventRecord | Uint8Array>; runs: Runs };
+  /** Read after every section and the events, so counters (ids, the latest event) are at least what they hold. */
   counters(): Counters;
   eventsOldest(): number;
 };
 
 /** A snapshot source over records already in memory (an import, a test). */
 export function sourceOfData(data: StoreData): SnapshotSource {
-  return { ...data, events: data.events ?? [], webhooks: data.webhooks ?? [], deliveries: data.deliveries ?? [], counters: () => data.counters, eventsOldest: () => data.eventsOldest ?? 1 };
+  const events = () => {
+    const all = [...rawEventRecords(data.rawEvents), ...(data.events ?? [])];
+    return { lines: all, runs: runsOf(all.map((e) => e.sequence)) };
+  };
+  return { ...data, webhooks: data.webhooks ?? [], deliveries: data.deliveries ?? [], events, counters: () => data.counters, eventsOldest: () => data.eventsOldest ?? 1 };
 }
 
 export interface WriteOptions {
@@ -109,11 +124,12 @@ export async function writeSnapshot(fs: FileSystem, file: string, seq: number, s
 }
 
 /**
- * The body, `{"pets":[...],...,"counters":{...}}`, in slices of about `sliceMs` of work each.
+ * The body, `{"pets":[...],...,"counters":{...}}` and a newline, then one line per event, in
+ * slices of about `sliceMs` of work each.
  * Each record's JSON goes straight into a buffer outside the JS heap and dies young, so a large
  * snapshot leaves little for the old generation (whose collections pause the event loop).
  */
-async function* bodyChunks(source: SnapshotSource, sliceMs: number): AsyncGenerator<Buffer> {
+async function* bodyChunks(source: SnapshotSource, sliceMs: number): AsyncGenerator<Uint8Array> {
   let buf = Buffer.allocUnsafe(CHUNK_BYTES);
   let off = 0;
   let started = performance.now();
@@ -147,7 +163,25 @@ async function* bodyChunks(source: SnapshotSource, sliceMs: number): AsyncGenera
     }
     yield* add(']');
   }
-  yield* add(`,"eventsOldest":${source.eventsOldest()},"counters":${JSON.stringify(source.counters())}}`);
+  const { lines, runs } = source.events();
+  const events = [...lines];
+  yield* add(`${events.length ? `,"eventRuns":${JSON.stringify(runs)}` : ''},"eventsOldest":${source.eventsOldest()},"counters":${JSON.stringify(source.counters())}}\n`);
+  let n = 0;
+  for (const e of events) {
+    if (e instanceof Uint8Array) {
+      // The event log's lines, as they are, in slices.
+      if (off) yield* cut();
+      for (let at = 0; at < e.length; at += CHUNK_BYTES) {
+        yield e.subarray(at, at + CHUNK_BYTES);
+        await yieldToLoop();
+      }
+      started = performance.now();
+      continue;
+    }
+    const line = rawEventLine(e);
+    if (!put(line)) yield* add(line);
+    if (++n % 32 === 0 && performance.now() - started >= sliceMs) yield* cut();
+  }
   if (off) yield buf.subarray(0, off);
 }
 
@@ -167,17 +201,30 @@ export function parseSnapshot(file: string, buf: Buffer): Snapshot {
   const body = buf.subarray(nl + 1);
   if (body.length !== header.length) throw new CorruptFileError(file, `length ${body.length}, header says ${header.length}`);
   if (createHash('sha256').update(body).digest('hex') !== header.sha256) throw new CorruptFileError(file, 'checksum mismatch');
+  // The JSON part ends at the first newline (JSON.stringify writes none); event lines follow it.
+  const split = body.indexOf(NEWLINE);
   let data: StoreData;
   try {
-    data = JSON.parse(body.toString('utf8')) as StoreData;
+    data = JSON.parse(body.toString('utf8', 0, split < 0 ? body.length : split)) as StoreData;
   } catch {
     throw new CorruptFileError(file, 'unreadable body');
   }
   if (!isStoreData(data)) throw new CorruptFileError(file, 'the body is not a store');
+  const { eventRuns } = data as { eventRuns?: Runs };
+  delete (data as { eventRuns?: Runs }).eventRuns;
+  if (split >= 0) {
+    if (data.events !== undefined) throw new CorruptFileError(file, 'events both in the JSON and as lines');
+    try {
+      data.rawEvents = splitRawEvents(body.subarray(split + 1), eventRuns);
+    } catch (err) {
+      throw new CorruptFileError(file, `bad event lines: ${(err as Error).message}`);
+    }
+  }
   return { seq: header.seq, data };
 }
 
+/** The JSON part's sections; `events` as an array is an earlier snapshot's (before the event lines), absent in others. */
 function isStoreData(d: unknown): d is StoreData {
   const x = d as Record<string, unknown> | null;
-  return typeof x === 'object' && x !== null && SECTIONS.every((s) => Array.isArray(x[s]) || (OPTIONAL_SECTIONS.has(s) && x[s] === undefined)) && typeof x.counters === 'object' && x.counters !== null;
+  return typeof x === 'object' && x !== null && SECTIONS.every((s) => Array.isArray(x[s]) || (OPTIONAL_SECTIONS.has(s) && x[s] === undefined)) && (x.events === undefined || Array.isArray(x.events)) && typeof x.counters === 'object' && x.counters !== null;
 }

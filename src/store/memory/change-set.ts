@@ -6,6 +6,7 @@
  */
 import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, PetRecord } from '../../service/records.js';
 import type { EventRecord } from '../../service/events.js';
+import type { RawEvents } from './event-log.js';
 import type { CounterName } from '../../service/store-port.js';
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../../service/webhook-records.js';
 
@@ -18,6 +19,8 @@ export interface StoreData {
   bans: BanRecord[];
   /** The event log's kept events, ascending (absent in data written before events existed). */
   events?: EventRecord[];
+  /** Events before `events`, as a snapshot's lines (src/store/memory/event-log.ts), read from a snapshot. */
+  rawEvents?: RawEvents;
   /** Every event below this sequence was dropped (absent: 1, none was). */
   eventsOldest?: number;
   /** Webhook endpoints and their deliveries (absent in data written before webhooks existed). */
@@ -36,6 +39,11 @@ export interface ChangeSet {
   bans?: [number, BanRecord | null][];
   /** Events appended, ascending (their sequences are above every earlier change set's). */
   events?: EventRecord[];
+  /**
+   * Each of `events` as its JSON text (event-log.ts `eventJson`), made once by the transaction for
+   * the journal and the event log; absent in a change set read back from the journal.
+   */
+  eventTexts?: string[];
   /** Every event below this sequence is dropped. */
   eventsDroppedBefore?: number;
   webhooks?: [number, WebhookEndpointRecord | null][];

@@ -126,6 +126,7 @@ export class MemoryStore implements Store {
     for (const b of data.bans) this.bans.set(b.keyId, b);
     this.webhooks.load(data.webhooks ?? []);
     this.deliveries.load(data.deliveries ?? []);
+    this.events.loadRaw(data.rawEvents);
     if (data.eventsOldest !== undefined) this.events.dropBefore(data.eventsOldest);
     this.events.append(data.events ?? []);
     Object.assign(this.counters, data.counters);
@@ -172,7 +173,7 @@ export class MemoryStore implements Store {
     put(this.webhooks, cs.webhooks);
     put(this.deliveries, cs.deliveries);
     for (const [id] of cs.deliveries ?? []) this.leases.delete(id);
-    if (cs.events) this.events.append(cs.events);
+    if (cs.events) this.events.append(cs.events, cs.eventTexts);
     if (cs.eventsDroppedBefore !== undefined) this.events.dropBefore(cs.eventsDroppedBefore);
     raiseCounters(this.counters, cs.counters);
     raiseCounters(this.allocated, cs.counters);

@@ -6,6 +6,7 @@ import type { BanRecord, Category, IdempotencyRecord, KeyRecord, OrderRecord, Pe
 import type { ChangeSet, Counters } from './change-set.js';
 import type { PendingLayer, PendingMap } from './pending.js';
 import type { EventRecord, NewEvent } from '../../service/events.js';
+import { eventJson } from './event-log.js';
 import type { CounterName, StoreTx, WebhookCounterName } from '../../service/store-port.js';
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../../service/webhook-records.js';
 import { TableOverlay, type Table } from './table.js';
@@ -48,6 +49,7 @@ export class TransactionView implements StoreTx {
   private readonly deliveries: TableOverlay<WebhookDeliveryRecord>;
   private readonly counters: Partial<Counters> = {};
   private events: EventRecord[] | undefined;
+  private eventTexts: string[] | undefined;
   private eventsDroppedBefore: number | undefined;
 
   /** `allocated` are the highest ids handed out so far (durable or not): ids are never reused. */
@@ -136,8 +138,15 @@ export class TransactionView implements StoreTx {
   async appendEvents(events: readonly NewEvent[], keepAtMost: number) {
     if (events.length === 0) return;
     const list = (this.events ??= []);
+    const texts = (this.eventTexts ??= []);
     let sequence = this.counters.events ?? this.allocated.events ?? 0;
-    for (const e of events) list.push({ ...e, sequence: ++sequence });
+    for (const e of events) {
+      // One shape for every record (a spread of events with and without `previous` and owners is not).
+      const r: EventRecord = { type: e.type, createdAt: e.createdAt, data: e.data, sequence: ++sequence };
+      if (e.ownerKeyId !== undefined) r.ownerKeyId = e.ownerKeyId;
+      list.push(r);
+      texts.push(eventJson(r));
+    }
     this.counters.events = sequence;
     const dropBefore = sequence - keepAtMost + 1;
     if (dropBefore > (this.eventsDroppedBefore ?? 1)) this.eventsDroppedBefore = dropBefore;
@@ -198,7 +207,10 @@ export class TransactionView implements StoreTx {
     set('bans', this.bans.writes);
     set('webhooks', this.webhooks.writes);
     set('deliveries', this.deliveries.writes);
-    if (this.events) changes.events = this.events;
+    if (this.events) {
+      changes.events = this.events;
+      changes.eventTexts = this.eventTexts;
+    }
     if (this.eventsDroppedBefore !== undefined) changes.eventsDroppedBefore = this.eventsDroppedBefore;
     if (Object.keys(this.counters).length) changes.counters = { ...this.counters };
     return Object.keys(changes).length ? changes : undefined;
