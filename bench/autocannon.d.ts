@@ -20,6 +20,8 @@ declare module 'autocannon' {
     connections?: number;
     /** Seconds. */
     duration?: number;
+    /** Requests a second from all connections together, at most. */
+    overallRate?: number;
     /** Stop after this many requests (instead of `duration`). */
     amount?: number;
     pipelining?: number;

@@ -7,7 +7,8 @@
  * Throughput rows are ratios of req/s to a bare node:http server answering a pet from a Map,
  * measured before and after them in the same run. `--scale N` (e.g. `npm run bench -- --scale
  * 1000000`) measures a store of N pets instead: see bench/scale.ts. `--streams` runs only the
- * event-stream row (1,000 open SSE streams, bench/streams.ts).
+ * event-stream row (1,000 open SSE streams, bench/streams.ts), `--webhooks` only the webhook row
+ * (100 endpoints on loopback receivers, bench/webhooks.ts).
  *
  * Environment (all optional): BENCH_DURATION seconds per measured run (1-30, default 5),
  * BENCH_WARMUP seconds of warm-up (0-10, default 2), BENCH_CONNECTIONS (1-100, default 10),
@@ -29,6 +30,7 @@ import { killAllNow, pinning, pinSelf, stopAll, stopChild, type Child } from './
 import { appendResults, int, loadAverage, machine, mib, ms, table, type Row } from './report.js';
 import { scaleRows } from './scale.js';
 import { streamRows } from './streams.js';
+import { webhookRows } from './webhooks.js';
 import { bareScenario, createPetScenario, orderScenario, readScenarios, type Scenario } from './scenarios.js';
 import { BENCH_DIR, LOADGEN_CPU, newAdminKey, removeTempDirs, startBare, startServer, tempDir } from './servers.js';
 import { createFixture, PET_COUNT, type Fixture } from './setup.js';
@@ -46,9 +48,11 @@ const WRITE = process.env.BENCH_WRITE !== '0';
 const SCALE = scaleArg();
 /** `--streams`: only the event-stream row (bench/streams.ts). */
 const STREAMS_ONLY = process.argv.includes('--streams');
+/** `--webhooks`: only the webhook row (bench/webhooks.ts). */
+const WEBHOOKS_ONLY = process.argv.includes('--webhooks');
 const RESULTS = join(BENCH_DIR, 'RESULTS.md');
 /** Hard bound on the whole script: past it, stop the children and exit 1. */
-const WATCHDOG_MS = (SCALE ? 420 : 600) * 1000;
+const WATCHDOG_MS = (SCALE ? 420 : 660) * 1000;
 /** Starts of the empty-store server that are measured (after one that may build dist/). */
 const EMPTY_STARTS = 3;
 const MAX_EMPTY_RSS = 80 * 2 ** 20;
@@ -227,7 +231,7 @@ async function clusterRows(): Promise<Row[]> {
 
 async function main(): Promise<number> {
   const started = new Date();
-  const command = `npm run bench${SCALE ? ` -- --scale ${SCALE}` : STREAMS_ONLY ? ' -- --streams' : ''}`;
+  const command = `npm run bench${SCALE ? ` -- --scale ${SCALE}` : STREAMS_ONLY ? ' -- --streams' : WEBHOOKS_ONLY ? ' -- --webhooks' : ''}`;
   const where = machine(); // before pinning, which narrows what this process sees
   const pin = pinning();
   const pinned = pin.ok && pinSelf(LOADGEN_CPU);
@@ -242,10 +246,13 @@ async function main(): Promise<number> {
     rows.push(...(await scaleRows({ pets: SCALE, pin: pinned, load: LOAD, notes })));
   } else if (STREAMS_ONLY) {
     rows.push(...(await streamRows(pinned)));
+  } else if (WEBHOOKS_ONLY) {
+    rows.push(...(await webhookRows(pinned, LOAD)));
   } else {
     rows.push(await emptyStoreRow(pinned));
     rows.push(...(await throughputRows(pinned)));
     rows.push(...(await streamRows(pinned)));
+    rows.push(...(await webhookRows(pinned, LOAD)));
     rows.push(...(await eventsRows(pinned)));
     if (!process.argv.includes('--no-cluster')) rows.push(...(await clusterRows()));
     notes.push(`ratio = req/s over the mean of the bare runs just before and after the row; CPU µs per request = the server process's user+system time (/proc) over the measured run / its requests; fixture ${PET_COUNT} pets`);

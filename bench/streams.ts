@@ -28,7 +28,7 @@ const MAX_BYTES_PER_STREAM = 50 * 1000;
 const MAX_STALL_MS = 20;
 const PROBE = join(BENCH_DIR, 'stream-probe.mjs');
 
-interface Probe {
+export interface Probe {
   eldMaxMs: number;
   eldP99Ms: number;
   rss: number;
@@ -163,7 +163,7 @@ const mibOf = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 const sleep = (msecs: number) => new Promise((r) => setTimeout(r, msecs));
 
 /** Asks the server's probe for its report (and a collection after it); see stream-probe.mjs. */
-function probe(server: Child, lines: string[]): Promise<Probe> {
+export function probe(server: Child, lines: string[]): Promise<Probe> {
   const before = lines.length;
   server.proc.kill('SIGUSR2');
   return new Promise((resolve, reject) => {
