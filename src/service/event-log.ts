@@ -72,6 +72,16 @@ export class EventLogService {
     return toEvent(e);
   }
 
+  /**
+   * The sequence a follower "from now" starts after: the latest visible event when it is asked, so
+   * a stream opened after a write was answered never receives that write's events, and never misses
+   * a later one. Ask it when the stream is opened, before answering, and pass it as `after`.
+   */
+  async now(): Promise<number> {
+    const { latest } = await this.store.eventWindow();
+    return Math.max(latest, this.hub.latest);
+  }
+
   /** Refuses a resume point below the oldest kept event. */
   async requireKept(after: number): Promise<void> {
     const { oldest } = await this.store.eventWindow();

@@ -39,7 +39,9 @@ export function eventResolvers(inputs: InputChecker): EntityResolvers {
           const { after } = inputs.params<{ after?: number }>('listEvents', 'query', { after: args.after });
           if (after !== undefined) await ctx.services.events.requireKept(after);
           if (!ctx.signal) throw new Error('a subscription runs with the signal of its stream');
-          return eventsOf(ctx.services.events.follow(ctx.principal, { types, after, signal: ctx.signal }), after ?? 0);
+          // Without `after`, from the latest event as the subscription starts (not when it is first read).
+          const from = after ?? (await ctx.services.events.now());
+          return eventsOf(ctx.services.events.follow(ctx.principal, { types, after: from, signal: ctx.signal }), from);
         },
         resolve: (event: EventRecord) => event,
       },

@@ -36,8 +36,10 @@ export function streamHandlers(s: Services): Handlers {
     async streamEvents(x, req) {
       const q = req.query as { type?: string; after?: number; 'Last-Event-ID'?: string };
       const types = parseTypeFilter(q.type === undefined ? undefined : [q.type]);
-      const after = q['Last-Event-ID'] !== undefined ? lastEventId(q['Last-Event-ID']) : q.after;
       const who = actor(x);
+      // With no resume point the stream starts after the latest event as it stands now, when it
+      // opens (not when follow first reads): a write answered before this never shows, one after always does.
+      const after = q['Last-Event-ID'] !== undefined ? lastEventId(q['Last-Event-ID']) : (q.after ?? (await s.events.now()));
       // Last: nothing may fail once a lease is held, or its slot would be lost with the error.
       const lease = s.streams.open(who);
       x.status = 200;
