@@ -191,7 +191,8 @@ export class EventLog {
    * read after its events, and the journal's replay brings the ones between.
    */
   append(events: readonly EventRecord[], texts?: readonly string[]): void {
-    for (const [k, e] of events.entries()) {
+    for (let k = 0; k < events.length; k++) {
+      const e = events[k]!;
       const last = this.count > this.head ? this.seqAt(this.count - 1) : 0;
       if (e.sequence < this.oldestKept || e.sequence <= last) continue;
       if (this.count === this.head) {

@@ -186,6 +186,7 @@ export class MemoryStore implements Store {
   }
 
   private tellEventListeners(): void {
+    if (this.eventListeners.size === 0) return;
     const { latest } = this.events.window();
     for (const l of this.eventListeners) l(latest);
   }

@@ -39,14 +39,16 @@ export interface DurableTables {
 
 /** A transaction's StoreTx: prototype methods, so that a transaction allocates no closures. */
 export class TransactionView implements StoreTx {
-  private readonly pets: TableOverlay<PetRecord>;
-  private readonly categories: TableOverlay<Category>;
-  private readonly orders: TableOverlay<OrderRecord>;
-  private readonly keys: TableOverlay<KeyRecord>;
-  private readonly idem: KvOverlay<string, IdempotencyRecord>;
-  private readonly bans: KvOverlay<number, BanRecord>;
-  private readonly webhooks: TableOverlay<WebhookEndpointRecord>;
-  private readonly deliveries: TableOverlay<WebhookDeliveryRecord>;
+  // Each table's overlay is made when the transaction first touches that table: most touch two
+  // or three of the eight.
+  private petsOverlay: TableOverlay<PetRecord> | undefined;
+  private categoriesOverlay: TableOverlay<Category> | undefined;
+  private ordersOverlay: TableOverlay<OrderRecord> | undefined;
+  private keysOverlay: TableOverlay<KeyRecord> | undefined;
+  private idemOverlay: KvOverlay<string, IdempotencyRecord> | undefined;
+  private bansOverlay: KvOverlay<number, BanRecord> | undefined;
+  private webhooksOverlay: TableOverlay<WebhookEndpointRecord> | undefined;
+  private deliveriesOverlay: TableOverlay<WebhookDeliveryRecord> | undefined;
   private readonly counters: Partial<Counters> = {};
   private events: EventRecord[] | undefined;
   private eventTexts: string[] | undefined;
@@ -54,18 +56,34 @@ export class TransactionView implements StoreTx {
 
   /** `allocated` are the highest ids handed out so far (durable or not): ids are never reused. */
   constructor(
-    durable: DurableTables,
-    pending: PendingLayer,
+    private readonly durable: DurableTables,
+    private readonly pending: PendingLayer,
     private readonly allocated: Readonly<Counters>,
-  ) {
-    this.pets = new TableOverlay(durable.pets, pending.pets);
-    this.categories = new TableOverlay(durable.categories, pending.categories);
-    this.orders = new TableOverlay(durable.orders, pending.orders);
-    this.keys = new TableOverlay(durable.keys, pending.keys);
-    this.idem = new KvOverlay(durable.idempotency, pending.idempotency);
-    this.bans = new KvOverlay(durable.bans, pending.bans);
-    this.webhooks = new TableOverlay(durable.webhooks, pending.webhooks);
-    this.deliveries = new TableOverlay(durable.deliveries, pending.deliveries);
+  ) {}
+
+  private get pets() {
+    return (this.petsOverlay ??= new TableOverlay(this.durable.pets, this.pending.pets));
+  }
+  private get categories() {
+    return (this.categoriesOverlay ??= new TableOverlay(this.durable.categories, this.pending.categories));
+  }
+  private get orders() {
+    return (this.ordersOverlay ??= new TableOverlay(this.durable.orders, this.pending.orders));
+  }
+  private get keys() {
+    return (this.keysOverlay ??= new TableOverlay(this.durable.keys, this.pending.keys));
+  }
+  private get idem() {
+    return (this.idemOverlay ??= new KvOverlay(this.durable.idempotency, this.pending.idempotency));
+  }
+  private get bans() {
+    return (this.bansOverlay ??= new KvOverlay(this.durable.bans, this.pending.bans));
+  }
+  private get webhooks() {
+    return (this.webhooksOverlay ??= new TableOverlay(this.durable.webhooks, this.pending.webhooks));
+  }
+  private get deliveries() {
+    return (this.deliveriesOverlay ??= new TableOverlay(this.durable.deliveries, this.pending.deliveries));
   }
 
   async getPet(id: number) {
@@ -196,17 +214,17 @@ export class TransactionView implements StoreTx {
   /** What the transaction changed, or undefined when it only read. */
   changes(): ChangeSet | undefined {
     const changes: ChangeSet = {};
-    const set = <K extends keyof ChangeSet>(k: K, m: Map<unknown, unknown>) => {
-      if (m.size) changes[k] = [...m] as ChangeSet[K];
+    const set = <K extends keyof ChangeSet>(k: K, m: Map<unknown, unknown> | undefined) => {
+      if (m?.size) changes[k] = [...m] as ChangeSet[K];
     };
-    set('pets', this.pets.writes);
-    set('categories', this.categories.writes);
-    set('orders', this.orders.writes);
-    set('keys', this.keys.writes);
-    set('idempotency', this.idem.writes);
-    set('bans', this.bans.writes);
-    set('webhooks', this.webhooks.writes);
-    set('deliveries', this.deliveries.writes);
+    set('pets', this.petsOverlay?.writes);
+    set('categories', this.categoriesOverlay?.writes);
+    set('orders', this.ordersOverlay?.writes);
+    set('keys', this.keysOverlay?.writes);
+    set('idempotency', this.idemOverlay?.writes);
+    set('bans', this.bansOverlay?.writes);
+    set('webhooks', this.webhooksOverlay?.writes);
+    set('deliveries', this.deliveriesOverlay?.writes);
     if (this.events) {
       changes.events = this.events;
       changes.eventTexts = this.eventTexts;
