@@ -45,10 +45,13 @@ interface Reader {
   ended: boolean;
 }
 
-export async function streamRows(pin: boolean): Promise<Row[]> {
-  const adminKey = newAdminKey();
-  const server = await startChild({
-    name: 'petstore server (event streams)',
+/**
+ * The real server on a fresh data directory, as startServer runs it, with this row's probe loaded
+ * (the event loop's delay, a full GC after each report); the webhook row starts its server so too.
+ */
+export function startProbedServer(what: string, adminKey: string, pin: boolean, env: Record<string, string> = {}) {
+  return startChild({
+    name: `petstore server (${what})`,
     args: ['--expose-gc', '--import', PROBE, 'bin/start.mjs'],
     cwd: ROOT,
     cpu: pin ? SERVER_CPU : undefined,
@@ -57,12 +60,18 @@ export async function streamRows(pin: boolean): Promise<Row[]> {
       ...process.env,
       PORT: '0',
       HOST: '127.0.0.1',
-      PETSTORE_DATA_DIR: tempDir('petstore-bench-streams-'),
+      PETSTORE_DATA_DIR: tempDir(`petstore-bench-${what.replace(/\W+/g, '-')}-`),
       PETSTORE_ADMIN_KEY: adminKey,
       PETSTORE_SEED: 'false',
       PETSTORE_LOG_LEVEL: 'warn',
+      ...env,
     },
   });
+}
+
+export async function streamRows(pin: boolean): Promise<Row[]> {
+  const adminKey = newAdminKey();
+  const server = await startProbedServer('event streams', adminKey, pin);
   const lines: string[] = [];
   server.onLine((l) => lines.push(l));
   const readers: Reader[] = [];

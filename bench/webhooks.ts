@@ -17,8 +17,8 @@ import { intEnv } from './env.js';
 import { quantile, rotating, rotatingBody, type LoadOptions } from './measure.js';
 import { startChild, stopChild, type Child } from './processes.js';
 import { int, loadAverage, ms, type Row } from './report.js';
-import { BENCH_DIR, LOADGEN_CPU, newAdminKey, ROOT, SERVER_CPU, tempDir } from './servers.js';
-import { probe, type Probe } from './streams.js';
+import { BENCH_DIR, LOADGEN_CPU, newAdminKey, ROOT } from './servers.js';
+import { probe, startProbedServer, type Probe } from './streams.js';
 import { call, createFixture, KEY_LIMITS, type Fixture } from './setup.js';
 
 const KEYS = 10;
@@ -32,7 +32,6 @@ const MAX_P99_MS = 10;
 /** Turns of each (without endpoints, with them), alternating. */
 const TURNS = intEnv('BENCH_WEBHOOK_TURNS', 3, 1, 5);
 const RECEIVERS = join(BENCH_DIR, 'webhook-receivers.mjs');
-const PROBE = join(BENCH_DIR, 'stream-probe.mjs');
 
 interface RunFigures {
   label: string;
@@ -145,24 +144,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 export async function webhookRows(pin: boolean, load: LoadOptions): Promise<Row[]> {
   const adminKey = newAdminKey();
   const [server, receivers] = await Promise.all([
-    // As startServer runs it, with the event-loop probe of the stream row loaded.
-    startChild({
-      name: 'petstore server (webhooks)',
-      args: ['--expose-gc', '--import', PROBE, 'bin/start.mjs'],
-      cwd: ROOT,
-      cpu: pin ? SERVER_CPU : undefined,
-      timeoutMs: 60_000,
-      env: {
-        ...process.env,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        PETSTORE_DATA_DIR: tempDir('petstore-bench-webhooks-'),
-        PETSTORE_ADMIN_KEY: adminKey,
-        PETSTORE_SEED: 'false',
-        PETSTORE_LOG_LEVEL: 'warn',
-        PETSTORE_WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
-      },
-    }),
+    startProbedServer('webhooks', adminKey, pin, { PETSTORE_WEBHOOK_ALLOW_HOSTS: '127.0.0.1' }),
     startChild({ name: 'webhook receivers', args: [RECEIVERS], cwd: ROOT, cpu: pin ? LOADGEN_CPU : undefined, env: { ...process.env, RECEIVERS: String(ENDPOINTS) } }),
   ]);
   const lines: string[] = [];

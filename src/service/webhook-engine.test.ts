@@ -13,7 +13,8 @@ import { toDelivery } from './webhooks.js';
 
 const admin: Principal = { keyId: 0, role: 'admin', plan: 'enterprise', perMinute: 1e4, perDay: 1e7 };
 
-async function failingEndpoint(random: number, answer: WebhookOutcome) {
+/** The services on a fresh store and clock, every delivery answered with `answer`. */
+function servicesAnswering(answer: WebhookOutcome, webhooks: { retryBaseSeconds?: number; random?: () => number } = {}) {
   const clock = new FakeClock();
   const store = new MemoryStore();
   const s = createServices({
@@ -21,8 +22,13 @@ async function failingEndpoint(random: number, answer: WebhookOutcome) {
     clock,
     adminSecret: 'admin-secret-for-tests',
     bans: { banSeconds: 900 },
-    webhooks: { network: { refuse: async () => undefined, send: async () => answer }, retryBaseSeconds: 10, random: () => random },
+    webhooks: { network: { refuse: async () => undefined, send: async () => answer }, ...webhooks },
   });
+  return { clock, store, s };
+}
+
+async function failingEndpoint(random: number, answer: WebhookOutcome) {
+  const { clock, store, s } = servicesAnswering(answer, { retryBaseSeconds: 10, random: () => random });
   const hook = await s.webhooks.create(admin, { url: 'https://receiver.example/x', types: ['category.created'] });
   await s.categories.create(admin, { name: 'C' });
   await s.webhookEngine.fanOut();
@@ -60,15 +66,7 @@ describe('webhook retry schedule', () => {
   });
 
   it('keeps the newest deliveries of the log (and every pending one) when it prunes', async () => {
-    const clock = new FakeClock();
-    const store = new MemoryStore();
-    const s = createServices({
-      store,
-      clock,
-      adminSecret: 'admin-secret-for-tests',
-      bans: { banSeconds: 900 },
-      webhooks: { network: { refuse: async () => undefined, send: async () => ({ status: 204 }) } },
-    });
+    const { store, s } = servicesAnswering({ status: 204 });
     const hook = await s.webhooks.create(admin, { url: 'https://receiver.example/x', types: ['category.created'] });
     for (let i = 0; i < 6; i++) await s.categories.create(admin, { name: `C${i}` });
     await s.webhookEngine.fanOut();
